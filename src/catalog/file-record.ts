@@ -1,0 +1,29 @@
+/** A catalog record: the fields of interface spec 2.3 plus what the archive knows of the bytes. */
+export interface FileRecord {
+  readonly file_path: string;
+  readonly instrument: string;
+  readonly data_level: string;
+  readonly descriptor: string;
+  readonly start_date: string;
+  readonly end_date: string;
+  readonly version: string;
+  readonly extension: string;
+  /** When the bytes were indexed, ISO-8601 UTC. */
+  readonly ingestion_date: string;
+  /** Bytes. */
+  readonly size: number;
+  /** Lower-case hex SHA-256 of the bytes. */
+  readonly sha256: string;
+}
+
+/** The record fields of the spec (2.3), in its order: what a query answers. */
+export const SPEC_RECORD_FIELDS = [
+  'file_path',
+  'instrument',
+  'data_level',
+  'descriptor',
+  'start_date',
+  'end_date',
+  'version',
+  'extension',
+] as const;

@@ -1,0 +1,47 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/**
+ * Schema migrations, written with Kysely's schema builder so one list serves SQLite
+ * and PostgreSQL. Append new migrations; never edit one that has shipped.
+ */
+const migrations: Record<string, Migration> = {
+  '0001-files': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('files')
+        .addColumn('file_path', 'text', (c) => c.primaryKey())
+        .addColumn('file_name', 'text', (c) => c.notNull().unique())
+        .addColumn('instrument', 'text', (c) => c.notNull())
+        .addColumn('data_level', 'text', (c) => c.notNull())
+        .addColumn('descriptor', 'text', (c) => c.notNull())
+        .addColumn('start_date', 'text', (c) => c.notNull())
+        .addColumn('end_date', 'text', (c) => c.notNull())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('extension', 'text', (c) => c.notNull())
+        .addColumn('ingestion_date', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('sha256', 'text', (c) => c.notNull())
+        .execute();
+      // The usual search: an instrument, a level and a span of start dates.
+      await db.schema.createIndex('files_instrument_level_start').on('files').columns(['instrument', 'data_level', 'start_date']).execute();
+      // Searches by date alone, and by descriptor across instruments.
+      await db.schema.createIndex('files_start_date').on('files').column('start_date').execute();
+      await db.schema.createIndex('files_descriptor').on('files').column('descriptor').execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(migrations),
+};
+
+/** Brings the schema up to date; safe to run at every start. */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`catalog migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { registerServeCommand } from './serve-command.js';
+
+/** `sdc`: one command, a subcommand per job. */
+const program = new Command('sdc')
+  .description('science data centre file access: serve the API, or query, upload and download files')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerServeCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+  console.error(`sdc: ${(err as Error).message}`);
+  process.exit(1);
+}

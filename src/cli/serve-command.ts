@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { loadServerConfig, type ServerSettings } from '../config.js';
+import { startServer } from '../server.js';
+
+/** `sdc serve`: the service on the configured backends (embedded default: local files + SQLite). */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the data access API (embedded default: local store + SQLite under SDC_HOME)')
+    .option('--port <port>', 'port to listen on [PORT, 8080]')
+    .option('--host <host>', 'address to listen on [HOST, 127.0.0.1]')
+    .option('--home <dir>', 'folder of the embedded store and catalog [SDC_HOME, ./sdc-data]')
+    .option('--public-url <url>', 'base of signed addresses [SDC_PUBLIC_URL, http://HOST:PORT]')
+    .option('--store <url>', 'object store, file:<dir> [SDC_STORE, file:$SDC_HOME/store]')
+    .option('--catalog <url>', 'catalog, sqlite:<file> [SDC_CATALOG, sqlite:$SDC_HOME/catalog.db]')
+    .option('--upload-ttl <seconds>', 'lifetime of upload addresses [SDC_UPLOAD_TTL, 3600]')
+    .option('--download-ttl <seconds>', 'lifetime of download addresses [SDC_DOWNLOAD_TTL, 86400]')
+    .option('--signing-secret <secret>', 'key of signed addresses [SDC_SIGNING_SECRET, generated into SDC_HOME]')
+    .option('--mission-config <file>', 'mission definition JSON [SDC_MISSION_CONFIG, built-in imap]')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [SDC_LOG_LEVEL, info]')
+    .action(async (flags: ServerSettings) => {
+      const config = loadServerConfig(process.env, flags);
+      const server = await startServer(config);
+      const stop = (signal: string) => {
+        server.app.log.info({ signal }, 'shutting down');
+        server.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,83 @@
+import { join, resolve } from 'node:path';
+
+/**
+ * Server configuration (DESIGN 8): environment variables, each overridable by a flag
+ * of `sdc serve`. Validated once, frozen, then passed down.
+ */
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Where the embedded store and catalog live. */
+  readonly home: string;
+  /** Base of the local store's signed addresses; `http://HOST:PORT` when unset. */
+  readonly publicUrl: string | undefined;
+  readonly store: string;
+  readonly catalog: string;
+  readonly uploadTtl: number;
+  readonly downloadTtl: number;
+  readonly signingSecret: string | undefined;
+  readonly missionConfig: string | undefined;
+  readonly logLevel: string;
+}
+
+/** Names of the settings, as `sdc serve` flags spell them, with their variables. */
+export const SERVER_SETTINGS = {
+  port: 'PORT',
+  host: 'HOST',
+  home: 'SDC_HOME',
+  publicUrl: 'SDC_PUBLIC_URL',
+  store: 'SDC_STORE',
+  catalog: 'SDC_CATALOG',
+  uploadTtl: 'SDC_UPLOAD_TTL',
+  downloadTtl: 'SDC_DOWNLOAD_TTL',
+  signingSecret: 'SDC_SIGNING_SECRET',
+  missionConfig: 'SDC_MISSION_CONFIG',
+  logLevel: 'SDC_LOG_LEVEL',
+} as const;
+
+export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Flags win over variables; variables over defaults. */
+export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings = {}): ServerConfig {
+  const get = (name: keyof typeof SERVER_SETTINGS): string | undefined => {
+    const value = flags[name] ?? env[SERVER_SETTINGS[name]];
+    return value === '' ? undefined : value;
+  };
+  const integer = (name: keyof typeof SERVER_SETTINGS, fallback: number, min: number, max: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) {
+      throw new ConfigError(`${SERVER_SETTINGS[name]} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    }
+    return n;
+  };
+
+  const home = resolve(get('home') ?? './sdc-data');
+  const publicUrl = get('publicUrl');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(publicUrl)) {
+    throw new ConfigError(`SDC_PUBLIC_URL must be an http(s) address such as https://data.example.org, got ${JSON.stringify(publicUrl)}`);
+  }
+  const logLevel = get('logLevel') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`SDC_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  return Object.freeze({
+    port: integer('port', 8080, 0, 65535),
+    host: get('host') ?? '127.0.0.1',
+    home,
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    store: get('store') ?? `file:${join(home, 'store')}`,
+    catalog: get('catalog') ?? `sqlite:${join(home, 'catalog.db')}`,
+    uploadTtl: integer('uploadTtl', 3600, 1, 7 * 24 * 3600),
+    downloadTtl: integer('downloadTtl', 86400, 1, 7 * 24 * 3600),
+    signingSecret: get('signingSecret'),
+    missionConfig: get('missionConfig'),
+    logLevel,
+  });
+}

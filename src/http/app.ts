@@ -1,0 +1,59 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ServiceContext } from '../service/index.js';
+import { LocalObjectStore, type UrlSigner } from '../store/index.js';
+import { apiRoutes } from './api-routes.js';
+import { redactUrl } from './redact.js';
+import { storeRoutes } from './store-routes.js';
+
+export interface AppOptions {
+  readonly ctx: ServiceContext;
+  /** Needed when the store is the local one, which serves its own signed addresses. */
+  readonly signer?: UrlSigner;
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+/** Longest path parameter accepted: long enough for any real path, far below Node's header limit. */
+const MAX_PARAM_LENGTH = 8 * 1024;
+
+const ENDPOINTS = 'GET /upload/{path}, GET /download/{path}, GET /query?<parameters>';
+
+/** The Fastify application: routes -> service, envelope -> response. */
+export async function buildApp({ ctx, signer, logger = false }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      logger === false || logger === true || logger === undefined
+        ? logger
+        : {
+            ...(logger as object),
+            serializers: {
+              req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url) }),
+            },
+          },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Keep-alive sockets must not outlive a graceful close for long.
+    forceCloseConnections: 'idle',
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+      return reply.code(500).type('text/plain; charset=utf-8').send(`Internal error (request ${request.id}).`);
+    }
+    return reply.code(status).type('text/plain; charset=utf-8').send(error.message);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .type('text/plain; charset=utf-8')
+      .send(`Not found: ${request.method} ${redactUrl(request.url).split('?')[0]}. The endpoints are ${ENDPOINTS}.`),
+  );
+
+  await app.register(apiRoutes(ctx));
+  if (ctx.store instanceof LocalObjectStore) {
+    if (!signer) throw new Error('the local store needs a signer');
+    await app.register(storeRoutes(ctx, ctx.store, signer));
+  }
+  return app;
+}

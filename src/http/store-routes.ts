@@ -1,0 +1,87 @@
+import send from '@fastify/send';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { ingest, messages, type ServiceContext } from '../service/index.js';
+import { resolveRequestPath } from '../mission/index.js';
+import type { LocalObjectStore, UrlSigner } from '../store/index.js';
+
+interface StoreQuery {
+  expires?: string;
+  signature?: string;
+}
+
+/**
+ * The local store's own signed addresses: `PUT /store/<key>` stores bytes (then
+ * indexes them), `GET|HEAD /store/<key>` serves them with Range, ETag and
+ * Last-Modified. Only a valid, unexpired signature for that method and key opens them.
+ */
+export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer: UrlSigner) {
+  return async function (app: FastifyInstance): Promise<void> {
+    // Take the body as a raw stream, whatever its Content-Type (an empty one included).
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+    /** The key the address names, once its signature is checked; else the reply is sent. */
+    const authorize = (request: FastifyRequest, reply: FastifyReply, method: 'GET' | 'PUT'): string | undefined => {
+      const key = (request.params as Record<string, string>)['*'] ?? '';
+      const { expires, signature } = request.query as StoreQuery;
+      const verdict = signer.check(method, key, expires, signature);
+      if (verdict !== 'valid') {
+        void reply
+          .code(403)
+          .type('text/plain; charset=utf-8')
+          .send(
+            verdict === 'expired'
+              ? 'This signed address has expired. Ask the service for a new one.'
+              : 'The signature of this address does not match. Use the address exactly as the service gave it.',
+          );
+        return undefined;
+      }
+      // Signed addresses are only ever made for canonical keys; refuse anything else anyway.
+      const resolved = resolveRequestPath(key, ctx.mission);
+      if (resolved.kind !== 'file' || resolved.path !== key) {
+        void reply.code(400).type('text/plain; charset=utf-8').send(`Not a stored path: ${key}`);
+        return undefined;
+      }
+      return key;
+    };
+
+    app.put('/store/*', async (request, reply) => {
+      const key = authorize(request, reply, 'PUT');
+      if (key === undefined) return reply;
+      const body = (request.body as Readable | undefined) ?? request.raw;
+      const result = await store.write(key, body);
+      if (result.status === 'exists') {
+        return reply.code(409).type('text/plain; charset=utf-8').send(messages.alreadyExists(key));
+      }
+      await ingest(ctx, key, result);
+      return reply.code(200).header('ETag', `"${result.sha256}"`).send();
+    });
+
+    app.get('/store/*', async (request, reply) => {
+      const key = authorize(request, reply, 'GET');
+      if (key === undefined) return reply;
+      const result = await send(request.raw, encodeURI(key), {
+        root: store.root,
+        dotfiles: 'deny',
+        index: false,
+        acceptRanges: true,
+        etag: true,
+        lastModified: true,
+      });
+      if (result.type === 'error') {
+        const status = (result.metadata.error as { status?: number }).status ?? 404;
+        return reply
+          .code(status === 404 ? 404 : status)
+          .type('text/plain; charset=utf-8')
+          .send(status === 404 ? messages.notFound(key, ctx.mission) : 'The file could not be read.');
+      }
+      const fileName = key.slice(key.lastIndexOf('/') + 1);
+      return reply
+        .code(result.statusCode)
+        .headers(result.headers as Record<string, string>)
+        .header('Content-Disposition', `attachment; filename="${fileName}"`)
+        .send(result.stream);
+    });
+  };
+}

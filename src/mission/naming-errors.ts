@@ -1,0 +1,56 @@
+import { extensionFor, type MissionConfig } from './mission-config.js';
+
+/**
+ * The messages of interface spec 7.1, one per rule, in the table's order.
+ * Every caller (server upload, download, CLI pre-checks) takes them from here.
+ */
+export type NamingRule =
+  | 'shape'
+  | 'mission'
+  | 'instrument'
+  | 'data_level'
+  | 'start_date'
+  | 'end_date'
+  | 'version'
+  | 'extension';
+
+export const FILE_NAME_FORM =
+  '<mission>_<instrument>_<datalevel>_<descriptor>_<startdate>_<enddate>_<version>.<extension>';
+
+export function namingMessage(rule: NamingRule, mission: MissionConfig): string {
+  switch (rule) {
+    case 'shape':
+      return `Invalid filename. Expected ${FILE_NAME_FORM}, for example ${exampleFileName(mission)}`;
+    case 'mission':
+      return 'Invalid mission.';
+    case 'instrument':
+      return `Invalid instrument. Valid instruments are: ${mission.instruments.join(', ')}`;
+    case 'data_level':
+      return `Invalid data level. Valid data levels are: ${mission.dataLevels.join(', ')}`;
+    case 'start_date':
+      return 'Invalid start date format. Please use YYYYMMDD format.';
+    case 'end_date':
+      return 'Invalid end date format. Please use YYYYMMDD format.';
+    case 'version':
+      return 'Invalid version format. Please use vxx-xx format.';
+    case 'extension':
+      return `Invalid extension. ${extensionRule(mission)}`;
+  }
+}
+
+/** "Extension should be pkts for data level l0 and cdf for data levels higher than l0." */
+export function extensionRule(mission: MissionConfig): string {
+  const special = Object.entries(mission.extensionByLevel).map(([level, ext]) => `${ext} for data level ${level}`);
+  const others = mission.dataLevels.filter((level) => !(level in mission.extensionByLevel));
+  const rest =
+    others.length === 0
+      ? []
+      : [`${mission.defaultExtension} for ${special.length > 0 ? `data levels higher than ${Object.keys(mission.extensionByLevel).join(', ')}` : 'every data level'}`];
+  return `Extension should be ${[...special, ...rest].join(' and ')}.`;
+}
+
+/** A valid name of this mission, for messages that show an example. */
+export function exampleFileName(mission: MissionConfig): string {
+  const level = mission.dataLevels.find((l) => !(l in mission.extensionByLevel)) ?? mission.dataLevels[0]!;
+  return `${mission.name}_${mission.instruments[0]!}_${level}_sci_20240105_20240105_v00-01.${extensionFor(mission, level)}`;
+}

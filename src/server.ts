@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { openCatalog } from './catalog/index.js';
+import type { ServerConfig } from './config.js';
+import { buildApp } from './http/app.js';
+import { loadMissionConfig } from './mission/index.js';
+import { reconcile, type ServiceContext } from './service/index.js';
+import { LocalObjectStore, loadSigningSecret, openStore, UrlSigner } from './store/index.js';
+
+export interface RunningServer {
+  /** Where it listens, e.g. http://127.0.0.1:8080. */
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly ctx: ServiceContext;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the adapters named by the configuration to the service, repairs what a crash
+ * may have left (temporary files, unindexed objects), and listens.
+ */
+export async function startServer(config: ServerConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
+  const mission = loadMissionConfig(config.missionConfig);
+  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
+  let listeningUrl = `http://${config.host}:${config.port}`;
+  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl });
+  const catalog = await openCatalog(config.catalog);
+  const ctx: ServiceContext = {
+    mission,
+    catalog,
+    store,
+    uploadTtl: config.uploadTtl,
+    downloadTtl: config.downloadTtl,
+    log,
+  };
+
+  if (store instanceof LocalObjectStore) {
+    const removed = await store.removeTempFiles();
+    if (removed > 0) log.warn({ removed }, 'removed temporary files left by an interrupted upload');
+  }
+  const report = await reconcile(ctx);
+  log.info({ indexed: report.indexed, skipped: report.skipped, missing: report.missing.length }, 'reconciled store and catalog');
+
+  const app = await buildApp({ ctx, signer, logger: { level: config.logLevel } });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await catalog.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  listeningUrl = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+
+  return {
+    url: listeningUrl,
+    app,
+    ctx,
+    async close() {
+      await app.close();
+      await catalog.close();
+    },
+  };
+}

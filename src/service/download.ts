@@ -1,0 +1,34 @@
+import { resolveRequestPath } from '../mission/index.js';
+import { text, type Envelope } from './envelope.js';
+import { ingest } from './ingest.js';
+import { messages } from './messages.js';
+import type { ServiceContext } from './service-context.js';
+
+/**
+ * GET /download/{path} (interface spec 4.2): full stored path or bare file name ->
+ * 302 to a signed, followable address of the bytes.
+ */
+export async function download(ctx: ServiceContext, requestPath: string): Promise<Envelope> {
+  const resolved = resolveRequestPath(requestPath, ctx.mission);
+  switch (resolved.kind) {
+    case 'no_file':
+      return text(400, messages.noFileInPath());
+    case 'invalid_name':
+      return text(400, resolved.message);
+    case 'wrong_directory':
+      return text(404, messages.notFound(requestPath, ctx.mission));
+    case 'file':
+      break;
+  }
+  const path = resolved.path;
+  if (!(await ctx.catalog.get(path))) {
+    if (!(await ctx.store.head(path))) return text(404, messages.notFound(requestPath, ctx.mission));
+    await ingest(ctx, path);
+  }
+  const url = await ctx.store.presignGet(path, ctx.downloadTtl);
+  return {
+    statusCode: 302,
+    headers: { 'Content-Type': 'text/html', Location: url },
+    body: { download_url: url },
+  };
+}

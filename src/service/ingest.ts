@@ -1,0 +1,40 @@
+import type { FileRecord } from '../catalog/index.js';
+import { resolveRequestPath } from '../mission/index.js';
+import type { ObjectDigest } from '../store/index.js';
+import type { ServiceContext } from './service-context.js';
+
+export type IngestResult = 'indexed' | 'exists' | 'skipped';
+
+/**
+ * Indexes a stored object: the one way a record comes to be. Idempotent: a key
+ * that already has a record is left alone. A key that is not a canonical stored
+ * path of a valid name is skipped (and logged), so the catalog never holds a record
+ * whose name breaks the rules. The digest is computed from the bytes when the
+ * caller did not compute it while they streamed in.
+ */
+export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDigest): Promise<IngestResult> {
+  const resolved = resolveRequestPath(key, ctx.mission);
+  if (resolved.kind !== 'file' || resolved.path !== key) {
+    ctx.log.warn({ key }, 'ingest: object key is not a valid stored path; not indexed');
+    return 'skipped';
+  }
+  if (await ctx.catalog.get(key)) return 'exists';
+  const { size, sha256 } = digest ?? (await ctx.store.digest(key));
+  const n = resolved.name;
+  const record: FileRecord = {
+    file_path: key,
+    instrument: n.instrument,
+    data_level: n.dataLevel,
+    descriptor: n.descriptor,
+    start_date: n.startDate,
+    end_date: n.endDate,
+    version: n.version,
+    extension: n.extension,
+    ingestion_date: new Date().toISOString(),
+    size,
+    sha256,
+  };
+  const result = await ctx.catalog.insert(record);
+  if (result === 'inserted') ctx.log.info({ file_path: key, size, sha256 }, 'indexed');
+  return result === 'inserted' ? 'indexed' : 'exists';
+}

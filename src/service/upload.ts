@@ -1,0 +1,32 @@
+import { namingMessage, resolveRequestPath } from '../mission/index.js';
+import { text, type Envelope } from './envelope.js';
+import { ingest } from './ingest.js';
+import { messages } from './messages.js';
+import type { ServiceContext } from './service-context.js';
+
+/**
+ * GET /upload/{path} (interface spec 4.1): checks the name, refuses a file that is
+ * stored or indexed (409), else hands out a signed PUT address. Reserves nothing:
+ * the store's write refuses a second copy, whoever asked first.
+ */
+export async function upload(ctx: ServiceContext, requestPath: string): Promise<Envelope> {
+  const resolved = resolveRequestPath(requestPath, ctx.mission);
+  switch (resolved.kind) {
+    case 'no_file':
+      return text(400, namingMessage('shape', ctx.mission));
+    case 'invalid_name':
+      return text(400, resolved.message);
+    case 'wrong_directory':
+      return text(400, messages.wrongDirectory(resolved.expected));
+    case 'file':
+      break;
+  }
+  const path = resolved.path;
+  if (await ctx.catalog.get(path)) return text(409, messages.alreadyExists(path));
+  if (await ctx.store.head(path)) {
+    // Stored but not indexed (e.g. written straight to the store): index it now.
+    await ingest(ctx, path);
+    return text(409, messages.alreadyExists(path));
+  }
+  return { statusCode: 200, body: await ctx.store.presignPut(path, ctx.uploadTtl) };
+}

@@ -1,0 +1,5 @@
+export * from './object-store.js';
+export * from './open-store.js';
+export * from './local/local-object-store.js';
+export * from './local/url-signer.js';
+export * from './local/signing-secret.js';

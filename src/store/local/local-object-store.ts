@@ -1,0 +1,169 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { link, mkdir, open, opendir, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
+import type { UrlSigner } from './url-signer.js';
+
+/** Prefix of in-progress uploads; never a valid stored name, so never listed or served. */
+const TEMP_PREFIX = '.upload-';
+
+export type WriteResult = ({ readonly status: 'stored' } & ObjectDigest) | { readonly status: 'exists' };
+
+/**
+ * The embedded object store: files under a root folder, served by this server's own
+ * signed PUT/GET routes (`/store/<key>`).
+ */
+export class LocalObjectStore implements ObjectStore {
+  constructor(
+    readonly root: string,
+    private readonly signer: UrlSigner,
+    /** Base of signed addresses; a function because the port is known only after listen. */
+    private readonly publicUrl: () => string,
+  ) {}
+
+  /** Absolute file of a key. Refuses anything that could step outside the root. */
+  fileOf(key: string): string {
+    const parts = key.split('/');
+    if (key === '' || parts.some((p) => p === '' || p === '.' || p === '..' || p.startsWith('.') || p.includes('\0') || p.includes('\\'))) {
+      throw new Error(`not a store key: ${JSON.stringify(key)}`);
+    }
+    return join(this.root, ...parts);
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    try {
+      const s = await stat(this.fileOf(key));
+      return s.isFile() ? { key, size: s.size, lastModified: s.mtime } : undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+      throw err;
+    }
+  }
+
+  presignPut(key: string, ttlSeconds: number): Promise<string> {
+    return Promise.resolve(this.signedUrl('PUT', key, ttlSeconds));
+  }
+
+  presignGet(key: string, ttlSeconds: number): Promise<string> {
+    return Promise.resolve(this.signedUrl('GET', key, ttlSeconds));
+  }
+
+  private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number): string {
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const path = key.split('/').map(encodeURIComponent).join('/');
+    return `${this.publicUrl()}/store/${path}?expires=${expires}&signature=${this.signer.sign(method, key, expires)}`;
+  }
+
+  async *list(): AsyncIterable<ObjectInfo> {
+    yield* this.walk(this.root, '');
+  }
+
+  private async *walk(dir: string, prefix: string): AsyncIterable<ObjectInfo> {
+    let entries: string[];
+    try {
+      const handle = await opendir(dir);
+      entries = [];
+      for await (const e of handle) if (!e.name.startsWith('.')) entries.push(e.name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const name of entries.sort()) {
+      const file = join(dir, name);
+      const s = await stat(file);
+      const key = prefix + name;
+      if (s.isDirectory()) yield* this.walk(file, `${key}/`);
+      else if (s.isFile()) yield { key, size: s.size, lastModified: s.mtime };
+    }
+  }
+
+  async digest(key: string): Promise<ObjectDigest> {
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(this.fileOf(key)) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      size += chunk.length;
+    }
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+  }
+
+  /**
+   * Stores a stream under `key`, never replacing an object that is there.
+   * The bytes go to a temporary file in the same folder, hashed on the way and
+   * fsynced; `link` then puts them in place only if the key is free, atomically,
+   * so racing writers end with exactly one stored and a crash leaves no partial
+   * file under the key.
+   */
+  async write(key: string, source: Readable): Promise<WriteResult> {
+    const file = this.fileOf(key);
+    const dir = dirname(file);
+    if (await this.head(key)) return { status: 'exists' };
+    await mkdir(dir, { recursive: true });
+    const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
+    const hash = createHash('sha256');
+    let size = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, meter, createWriteStream(temp, { flags: 'wx' }));
+      await fsync(temp);
+      try {
+        await link(temp, file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { status: 'exists' };
+        throw err;
+      }
+      await fsync(dir);
+      return { status: 'stored', size, sha256: hash.digest('hex') };
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  /** Removes temporary files left by a crash. Run at start, before serving. */
+  async removeTempFiles(dir = this.root): Promise<number> {
+    let removed = 0;
+    let handle;
+    try {
+      handle = await opendir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    for await (const e of handle) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) removed += await this.removeTempFiles(path);
+      else if (e.name.startsWith(TEMP_PREFIX)) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** True when `file` lies inside the root (defence in depth for the HTTP routes). */
+  contains(file: string): boolean {
+    return file.startsWith(this.root + sep);
+  }
+}
+
+async function fsync(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

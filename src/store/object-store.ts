@@ -1,0 +1,30 @@
+/** What the store knows of one object. */
+export interface ObjectInfo {
+  readonly key: string;
+  readonly size: number;
+  readonly lastModified: Date;
+}
+
+/** Size and SHA-256 of an object's bytes, computed by streaming them once. */
+export interface ObjectDigest {
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
+ * The object store port. Keys are canonical stored paths (interface spec 2.2); the
+ * service never builds one from client input without parsing the name first.
+ */
+export interface ObjectStore {
+  head(key: string): Promise<ObjectInfo | undefined>;
+  /** A signed address a client PUTs the bytes to, valid for `ttlSeconds`. */
+  presignPut(key: string, ttlSeconds: number): Promise<string>;
+  /** A signed, followable address of the bytes, valid for `ttlSeconds`. */
+  presignGet(key: string, ttlSeconds: number): Promise<string>;
+  /** Every stored object, in key order where the backend allows. */
+  list(): AsyncIterable<ObjectInfo>;
+  /** Streams the object once to learn its size and SHA-256 (for indexing). */
+  digest(key: string): Promise<ObjectDigest>;
+  /** Liveness check for /readyz. */
+  ping(): Promise<void>;
+}
