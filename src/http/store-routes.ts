@@ -20,6 +20,20 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     // Take the body as a raw stream, whatever its Content-Type (an empty one included).
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    // Real clients PUT with `Content-Type: ''`; Fastify would answer 415 to an empty
+    // media type, so treat it as absent.
+    app.addHook('onRequest', async (request) => {
+      if (request.headers['content-type']?.trim() === '') delete request.headers['content-type'];
+    });
+
+    /**
+     * A refusal sent before the request body was read: close the connection after it,
+     * so the unread bytes are dropped instead of holding the socket.
+     */
+    const refuse = (request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply => {
+      if (!request.raw.complete) reply.header('Connection', 'close');
+      return reply.code(status).type('text/plain; charset=utf-8').send(message);
+    };
 
     /** The key the address names, once its signature is checked; else the reply is sent. */
     const authorize = (request: FastifyRequest, reply: FastifyReply, method: 'GET' | 'PUT'): string | undefined => {
@@ -27,20 +41,20 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const { expires, signature } = request.query as StoreQuery;
       const verdict = signer.check(method, key, expires, signature);
       if (verdict !== 'valid') {
-        void reply
-          .code(403)
-          .type('text/plain; charset=utf-8')
-          .send(
-            verdict === 'expired'
-              ? 'This signed address has expired. Ask the service for a new one.'
-              : 'The signature of this address does not match. Use the address exactly as the service gave it.',
-          );
+        void refuse(
+          request,
+          reply,
+          403,
+          verdict === 'expired'
+            ? 'This signed address has expired. Ask the service for a new one.'
+            : 'The signature of this address does not match. Use the address exactly as the service gave it.',
+        );
         return undefined;
       }
       // Signed addresses are only ever made for canonical keys; refuse anything else anyway.
       const resolved = resolveRequestPath(key, ctx.mission);
       if (resolved.kind !== 'file' || resolved.path !== key) {
-        void reply.code(400).type('text/plain; charset=utf-8').send(`Not a stored path: ${key}`);
+        void refuse(request, reply, 400, `Not a stored path: ${key}`);
         return undefined;
       }
       return key;
@@ -52,7 +66,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const body = (request.body as Readable | undefined) ?? request.raw;
       const result = await store.write(key, body);
       if (result.status === 'exists') {
-        return reply.code(409).type('text/plain; charset=utf-8').send(messages.alreadyExists(key));
+        return refuse(request, reply, 409, messages.alreadyExists(key));
       }
       await ingest(ctx, key, result);
       return reply.code(200).header('ETag', `"${result.sha256}"`).send();

@@ -1,0 +1,158 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { download, query, reconcile, upload } from '../../../src/service/index.js';
+import { collect, makeTestContext, type TestContext } from '../../helpers/service-context.js';
+
+const NAME = 'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+const PATH = `imap/swe/l1a/2024/01/${NAME}`;
+
+let t: TestContext;
+beforeEach(async () => {
+  t = await makeTestContext();
+});
+afterEach(async () => {
+  await t.dispose();
+});
+
+describe('upload envelope (spec 4.1)', () => {
+  it('200 with a signed PUT address for a new file, no headers', async () => {
+    const env = await upload(t.ctx, PATH);
+    expect(env.statusCode).toBe(200);
+    expect(env.headers).toBeUndefined();
+    expect(env.body).toMatch(new RegExp(`^http://files\\.test/store/${PATH}\\?expires=\\d+&signature=[0-9a-f]{64}$`));
+  });
+
+  it('accepts a bare file name and signs its canonical path', async () => {
+    expect((await upload(t.ctx, NAME)).body).toContain(`/store/${PATH}?`);
+  });
+
+  it('400 with the naming message, or the expected path for a wrong folder', async () => {
+    expect(await upload(t.ctx, 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v0-01.cdf')).toEqual({
+      statusCode: 400,
+      body: 'Invalid version format. Please use vxx-xx format.',
+    });
+    const wrong = await upload(t.ctx, `imap/swe/l1a/2023/01/${NAME}`);
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toContain(`Expected ${PATH}`);
+  });
+
+  it('409 "<path> already exists." when stored and indexed, or stored only', async () => {
+    await t.put(PATH, 'x');
+    expect(await upload(t.ctx, PATH)).toEqual({ statusCode: 409, body: `${PATH} already exists.` });
+  });
+});
+
+describe('download envelope (spec 4.2)', () => {
+  it('302 with Content-Type text/html, Location and download_url, by path or bare name', async () => {
+    await t.put(PATH, 'bytes');
+    for (const requested of [PATH, NAME]) {
+      const env = await download(t.ctx, requested);
+      expect(env.statusCode).toBe(302);
+      const location = env.headers?.Location;
+      expect(location).toMatch(new RegExp(`^http://files\\.test/store/${PATH}\\?expires=\\d+&signature=[0-9a-f]{64}$`));
+      expect(env.headers?.['Content-Type']).toBe('text/html');
+      expect(env.body).toEqual({ download_url: location });
+    }
+  });
+
+  it('400 asking for a file name when the path has none', async () => {
+    for (const p of ['', 'imap/swe/l1a/', 'imap/swe']) {
+      const env = await download(t.ctx, p);
+      expect(env.statusCode).toBe(400);
+      expect(env.body).toContain('/download/path/to/file/filename.pkts');
+    }
+  });
+
+  it('404 asking for the full path when absent', async () => {
+    const env = await download(t.ctx, PATH);
+    expect(env.statusCode).toBe(404);
+    expect(env.body).toContain('Please include the full path to the file');
+  });
+});
+
+describe('query envelope (spec 4.3)', () => {
+  const HEADERS = { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' };
+
+  it('400 naming an unknown parameter and listing the valid ones, with both headers', async () => {
+    const env = query(t.ctx, [['instrumnet', 'swe']]);
+    expect(env).toEqual({
+      statusCode: 400,
+      headers: HEADERS,
+      body: 'instrumnet is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension',
+    });
+  });
+
+  it('200 [] with both headers when nothing matches', async () => {
+    const env = query(t.ctx, [['instrument', 'mag']]);
+    expect(env.statusCode).toBe(200);
+    expect(env.headers).toEqual(HEADERS);
+    expect(await collect(env.body)).toEqual([]);
+  });
+
+  it('filters on every parameter, bounds the start date inclusively, orders by file_path', async () => {
+    const names = [
+      'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf',
+      'imap_swe_l1a_sci_20240105_20240105_v00-02.cdf',
+      'imap_swe_l1b_sci_20240110_20240111_v00-01.cdf',
+      'imap_mag_l0_raw_20240131_20240201_v00-01.pkts',
+      'imap_swe_l1a_burst_20240201_20240201_v00-01.cdf',
+    ];
+    for (const n of [...names].reverse()) {
+      const [, inst, level, , start] = n.split('_') as [string, string, string, string, string];
+      await t.put(`imap/${inst}/${level}/${start.slice(0, 4)}/${start.slice(4, 6)}/${n}`, n);
+    }
+    const paths = async (pairs: [string, string][]) =>
+      (await collect<{ file_path: string }>(query(t.ctx, pairs).body)).map((r) => r.file_path.split('/').pop());
+
+    const all = (await collect<{ file_path: string }>(query(t.ctx, []).body)).map((r) => r.file_path);
+    expect(all).toHaveLength(names.length);
+    expect(all).toEqual([...all].sort());
+    expect(await paths([['instrument', 'mag']])).toEqual(['imap_mag_l0_raw_20240131_20240201_v00-01.pkts']);
+    expect(await paths([['data_level', 'l1b']])).toEqual(['imap_swe_l1b_sci_20240110_20240111_v00-01.cdf']);
+    expect(await paths([['descriptor', 'burst']])).toEqual(['imap_swe_l1a_burst_20240201_20240201_v00-01.cdf']);
+    expect(await paths([['version', 'v00-02']])).toEqual(['imap_swe_l1a_sci_20240105_20240105_v00-02.cdf']);
+    expect(await paths([['version', '*'], ['extension', 'pkts']])).toEqual(['imap_mag_l0_raw_20240131_20240201_v00-01.pkts']);
+    expect(await paths([['start_date', '20240110'], ['end_date', '20240131']])).toEqual([
+      'imap_mag_l0_raw_20240131_20240201_v00-01.pkts',
+      'imap_swe_l1b_sci_20240110_20240111_v00-01.cdf',
+    ]);
+    expect(await paths([['file_path', 'imap_swe_l1b_sci_20240110_20240111_v00-01.cdf']])).toEqual([
+      'imap_swe_l1b_sci_20240110_20240111_v00-01.cdf',
+    ]);
+    const [record] = await collect<Record<string, unknown>>(query(t.ctx, [['instrument', 'mag']]).body);
+    expect(Object.keys(record!).slice(0, 8)).toEqual([
+      'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
+    ]);
+    expect(record).toMatchObject({ start_date: '20240131', end_date: '20240201', size: 'imap_mag_l0_raw_20240131_20240201_v00-01.pkts'.length });
+  });
+
+  it('400 saying what is expected for malformed, empty and repeated values', async () => {
+    const cases: [string, string][][] = [
+      [['start_date', '2024-01-05']],
+      [['end_date', '20240230']],
+      [['instrument', 'foo']],
+      [['data_level', 'l9']],
+      [['extension', 'txt']],
+      [['version', 'v1']],
+      [['descriptor', "x' OR 1=1 --"]],
+      [['instrument', '']],
+      [['instrument', 'swe'], ['instrument', 'mag']],
+      [['start_date', '20240201'], ['end_date', '20240101']],
+    ];
+    for (const pairs of cases) {
+      const env = query(t.ctx, pairs);
+      expect(env.statusCode, JSON.stringify(pairs)).toBe(400);
+      expect(String(env.body)).toMatch(/expected|Give each query parameter at most once/i);
+    }
+  });
+});
+
+describe('reconcile', () => {
+  it('indexes objects without records and reports records without objects; idempotent', async () => {
+    const { Readable } = await import('node:stream');
+    await t.store.write(PATH, Readable.from([Buffer.from('abc')]));
+    expect(await t.ctx.catalog.get(PATH)).toBeUndefined();
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 1, skipped: 0, missing: [] });
+    expect(await t.ctx.catalog.get(PATH)).toMatchObject({ size: 3, sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' });
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 0, missing: [] });
+  });
+});
