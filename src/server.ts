@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { openCatalog } from './catalog/index.js';
 import type { ServerConfig } from './config.js';
 import { buildApp } from './http/app.js';
+import { createLogger } from './logger.js';
 import { loadMissionConfig } from './mission/index.js';
 import { reconcile, type ServiceContext } from './service/index.js';
 import { LocalObjectStore, loadSigningSecret, openStore, UrlSigner } from './store/index.js';
@@ -19,7 +20,7 @@ export interface RunningServer {
  * Wires the adapters named by the configuration to the service, repairs what a crash
  * may have left (temporary files, unindexed objects), and listens.
  */
-export async function startServer(config: ServerConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningServer> {
+export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const mission = loadMissionConfig(config.missionConfig);
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
   let listeningUrl = `http://${config.host}:${config.port}`;
@@ -41,7 +42,7 @@ export async function startServer(config: ServerConfig, log: Logger = pino({ lev
   const report = await reconcile(ctx);
   log.info({ indexed: report.indexed, skipped: report.skipped, missing: report.missing.length }, 'reconciled store and catalog');
 
-  const app = await buildApp({ ctx, signer, logger: { level: config.logLevel } });
+  const app = await buildApp({ ctx, signer, logger: log });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
 import { LocalObjectStore, type UrlSigner } from '../store/index.js';
 import { apiRoutes } from './api-routes.js';
@@ -9,7 +9,8 @@ export interface AppOptions {
   readonly ctx: ServiceContext;
   /** Needed when the store is the local one, which serves its own signed addresses. */
   readonly signer?: UrlSigner;
-  readonly logger?: FastifyServerOptions['logger'];
+  /** Request logs go here (see src/logger.ts); none when absent. */
+  readonly logger?: FastifyBaseLogger;
 }
 
 /** Longest path parameter accepted: long enough for any real path, far below Node's header limit. */
@@ -18,17 +19,9 @@ const MAX_PARAM_LENGTH = 8 * 1024;
 const ENDPOINTS = 'GET /upload/{path}, GET /download/{path}, GET /query?<parameters>';
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signer, logger = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signer, logger }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger:
-      logger === false || logger === true || logger === undefined
-        ? logger
-        : {
-            ...(logger as object),
-            serializers: {
-              req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url) }),
-            },
-          },
+    ...(logger ? { loggerInstance: logger } : {}),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Keep-alive sockets must not outlive a graceful close for long.
     forceCloseConnections: 'idle',

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadServerConfig, type ServerSettings } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -13,10 +13,14 @@ export interface TestServer extends RunningServer {
 }
 
 /** A real server on a loopback port (chosen by the OS), on the embedded default in a fresh SDC_HOME. */
-export async function startTestServer(settings: ServerSettings = {}, env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+export async function startTestServer(
+  settings: ServerSettings = {},
+  env: NodeJS.ProcessEnv = {},
+  log: Logger = pino({ level: 'silent' }),
+): Promise<TestServer> {
   const home = settings.home ?? (await mkdtemp(join(tmpdir(), 'sdc-test-')));
   const config = loadServerConfig(env, { port: '0', host: '127.0.0.1', logLevel: 'silent', ...settings, home });
-  const server = await startServer(config, pino({ level: 'silent' }));
+  const server = await startServer(config, log);
   return Object.assign(Object.create(null) as object, server, {
     home,
     close: () => server.close(),
