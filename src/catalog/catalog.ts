@@ -1,5 +1,6 @@
 import type { FileRecord } from './file-record.js';
 import type { QueryFilter } from './query-filter.js';
+import type { QueryOptions } from './query-options.js';
 
 /**
  * The catalog port: where file records live. Adapters (sqlite, postgres) implement it;
@@ -9,8 +10,13 @@ export interface Catalog {
   /** Inserts a record unless one with the same file_path exists. Idempotent. */
   insert(record: FileRecord): Promise<'inserted' | 'exists'>;
   get(filePath: string): Promise<FileRecord | undefined>;
-  /** Matching records ordered by file_path, fetched a page at a time (flat memory). */
-  query(filter: QueryFilter): AsyncIterable<FileRecord>;
+  /**
+   * Matching records in the requested order (default file_path), starting after
+   * `options.after`, at most `options.limit`; fetched a page at a time (flat memory).
+   */
+  query(filter: QueryFilter, options?: QueryOptions): AsyncIterable<FileRecord>;
+  /** How many records match. */
+  count(filter: QueryFilter): Promise<number>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /** Cheap liveness check for /readyz. */

@@ -2,3 +2,4 @@ export * from './catalog.js';
 export * from './file-record.js';
 export * from './query-filter.js';
 export * from './open-catalog.js';
+export * from './query-options.js';

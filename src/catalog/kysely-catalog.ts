@@ -1,11 +1,14 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
 import type { FileRecord } from './file-record.js';
 import type { QueryFilter } from './query-filter.js';
+import { DEFAULT_SORT, positionOf, type QueryOptions, type QueryPosition, type QuerySort } from './query-options.js';
 import type { CatalogDatabase, FilesTable } from './schema.js';
 
 /** Rows fetched per round trip when streaming a query: bounds memory, whatever the match count. */
 export const QUERY_PAGE_SIZE = 1000;
+
+type FilesQuery<O> = SelectQueryBuilder<CatalogDatabase, 'files', O>;
 
 /**
  * The catalog's queries, written once with Kysely; the sqlite and postgres adapters
@@ -32,40 +35,38 @@ export class KyselyCatalog implements Catalog {
     return row && toRecord(row);
   }
 
-  async *query(filter: QueryFilter): AsyncIterable<FileRecord> {
-    let after: string | undefined;
-    for (;;) {
-      let q = this.db.selectFrom('files').selectAll();
-      if (filter.file_path !== undefined) q = q.where('file_path', '=', filter.file_path);
-      if (filter.instrument !== undefined) q = q.where('instrument', '=', filter.instrument);
-      if (filter.data_level !== undefined) q = q.where('data_level', '=', filter.data_level);
-      if (filter.descriptor !== undefined) q = q.where('descriptor', '=', filter.descriptor);
-      if (filter.start_date !== undefined) q = q.where('start_date', '>=', filter.start_date);
-      if (filter.end_date !== undefined) q = q.where('start_date', '<=', filter.end_date);
-      if (filter.version !== undefined && filter.version !== '*') q = q.where('version', '=', filter.version);
-      if (filter.extension !== undefined) q = q.where('extension', '=', filter.extension);
-      if (after !== undefined) q = q.where('file_path', '>', after);
-      const rows = await q.orderBy('file_path').limit(QUERY_PAGE_SIZE).execute();
+  /**
+   * Keyset paging: each round trip asks for the next QUERY_PAGE_SIZE rows after the
+   * last one seen, in (sort key, file_path) order, so no connection or cursor is held
+   * between pages and memory stays flat however many records match.
+   */
+  async *query(filter: QueryFilter, options: QueryOptions = {}): AsyncIterable<FileRecord> {
+    const sort = options.sort ?? DEFAULT_SORT;
+    let after = options.after;
+    let remaining = options.limit ?? Infinity;
+    while (remaining > 0) {
+      const pageSize = Math.min(QUERY_PAGE_SIZE, remaining);
+      let q = applyFilter(this.db.selectFrom('files').selectAll('files'), filter);
+      if (after) q = applyAfter(q, sort, after);
+      const direction = sort.descending ? 'desc' : 'asc';
+      if (sort.field !== 'file_path') q = q.orderBy(`files.${sort.field}`, direction);
+      const rows = await q.orderBy('files.file_path', direction).limit(pageSize).execute();
       for (const row of rows) yield toRecord(row);
-      if (rows.length < QUERY_PAGE_SIZE) return;
-      after = rows[rows.length - 1]!.file_path;
+      if (rows.length < pageSize) return;
+      remaining -= rows.length;
+      after = positionOf(toRecord(rows[rows.length - 1]!), sort);
     }
   }
 
+  async count(filter: QueryFilter): Promise<number> {
+    const row = await applyFilter(this.db.selectFrom('files'), filter)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async *paths(): AsyncIterable<string> {
-    let after = '';
-    for (;;) {
-      const rows = await this.db
-        .selectFrom('files')
-        .select('file_path')
-        .where('file_path', '>', after)
-        .orderBy('file_path')
-        .limit(QUERY_PAGE_SIZE)
-        .execute();
-      for (const row of rows) yield row.file_path;
-      if (rows.length < QUERY_PAGE_SIZE) return;
-      after = rows[rows.length - 1]!.file_path;
-    }
+    for await (const record of this.query({})) yield record.file_path;
   }
 
   async ping(): Promise<void> {
@@ -75,6 +76,56 @@ export class KyselyCatalog implements Catalog {
   close(): Promise<void> {
     return this.onClose();
   }
+}
+
+/** The filter's conditions; each one an indexed comparison where the schema allows. */
+function applyFilter<O>(query: FilesQuery<O>, filter: QueryFilter): FilesQuery<O> {
+  let q = query;
+  if (filter.file_path !== undefined) q = q.where('files.file_path', '=', filter.file_path);
+  if (filter.instrument !== undefined) q = q.where('files.instrument', '=', filter.instrument);
+  if (filter.data_level !== undefined) q = q.where('files.data_level', '=', filter.data_level);
+  if (filter.descriptor !== undefined) q = q.where('files.descriptor', '=', filter.descriptor);
+  if (filter.overlap) {
+    // The file's span [start_date, end_date] meets [start, end].
+    if (filter.start_date !== undefined) q = q.where('files.end_date', '>=', filter.start_date);
+    if (filter.end_date !== undefined) q = q.where('files.start_date', '<=', filter.end_date);
+  } else {
+    if (filter.start_date !== undefined) q = q.where('files.start_date', '>=', filter.start_date);
+    if (filter.end_date !== undefined) q = q.where('files.start_date', '<=', filter.end_date);
+  }
+  if (filter.version === 'latest') {
+    // No newer version of the same product (instrument, level, descriptor, start date).
+    // vXX-YY has fixed width, so text order is numeric order (v01-10 > v01-09).
+    q = q.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('files as newer')
+            .select(sql.lit(1).as('one'))
+            .whereRef('newer.instrument', '=', 'files.instrument')
+            .whereRef('newer.data_level', '=', 'files.data_level')
+            .whereRef('newer.descriptor', '=', 'files.descriptor')
+            .whereRef('newer.start_date', '=', 'files.start_date')
+            .whereRef('newer.version', '>', 'files.version'),
+        ),
+      ),
+    );
+  } else if (filter.version !== undefined && filter.version !== '*') {
+    q = q.where('files.version', '=', filter.version);
+  }
+  if (filter.extension !== undefined) q = q.where('files.extension', '=', filter.extension);
+  if (filter.ingestion_start !== undefined) q = q.where('files.ingestion_date', '>=', filter.ingestion_start);
+  if (filter.ingestion_end !== undefined) q = q.where('files.ingestion_date', '<=', filter.ingestion_end);
+  return q;
+}
+
+/** Rows strictly after `after` in (sort key, file_path) order. */
+function applyAfter<O>(query: FilesQuery<O>, sort: QuerySort, after: QueryPosition): FilesQuery<O> {
+  const op = sort.descending ? '<' : '>';
+  if (sort.field === 'file_path') return query.where('files.file_path', op, after.file_path);
+  const column = `files.${sort.field}` as const;
+  return query.where((eb) =>
+    eb.or([eb(column, op, after.key), eb.and([eb(column, '=', after.key), eb('files.file_path', op, after.file_path)])]),
+  );
 }
 
 function toRecord(row: Selectable<FilesTable>): FileRecord {

@@ -29,6 +29,18 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('files_descriptor').on('files').column('descriptor').execute();
     },
   },
+  '0002-query-indexes': {
+    async up(db: Kysely<unknown>) {
+      // version=latest looks for a newer version of the same product.
+      await db.schema
+        .createIndex('files_product_version')
+        .on('files')
+        .columns(['instrument', 'data_level', 'descriptor', 'start_date', 'version'])
+        .execute();
+      // Harvesters ask for what is new since their last run, and the live feed walks this order.
+      await db.schema.createIndex('files_ingestion').on('files').columns(['ingestion_date', 'file_path']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = {

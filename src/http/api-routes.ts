@@ -22,6 +22,14 @@ export function apiRoutes(ctx: ServiceContext) {
     for (const url of ['/download', '/download/*']) {
       app.get(url, async (request, reply) => sendEnvelope(reply, await download(ctx, pathParam(request))));
     }
-    app.get('/query', async (request, reply) => sendEnvelope(reply, query(ctx, queryPairs(request.url))));
+    app.get('/query', async (request, reply) =>
+      sendEnvelope(
+        reply,
+        await query(ctx, queryPairs(request.url), {
+          accept: request.headers.accept,
+          url: `${request.protocol}://${request.host}${request.url}`,
+        }),
+      ),
+    );
   };
 }

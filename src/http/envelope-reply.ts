@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { isRecordStream, type Envelope } from '../service/index.js';
+import { isRecordStream, renderRecords, type Envelope } from '../service/index.js';
 
 /**
  * Envelope -> HTTP response (DESIGN 3), the one place the rule lives:
@@ -15,7 +15,7 @@ export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyRe
   const { body } = envelope;
   if (isRecordStream(body)) {
     if (!declared) reply.type('application/json');
-    return reply.send(Readable.from(jsonArray(body), { objectMode: false }));
+    return reply.send(Readable.from(renderRecords(body, String(reply.getHeader('content-type'))), { objectMode: false }));
   }
   if (typeof body === 'string') {
     const json = declared.startsWith('application/json') || (!declared && envelope.statusCode < 300);
@@ -25,22 +25,4 @@ export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyRe
   }
   if (!declared) reply.type('application/json');
   return reply.send(JSON.stringify(body));
-}
-
-/** Chunk size of a streamed answer: big enough to keep syscalls few, small enough to stay flat. */
-const CHUNK = 64 * 1024;
-
-/** `[rec,rec,...]`, produced as the records arrive, in chunks of about CHUNK bytes. */
-async function* jsonArray(records: AsyncIterable<unknown>): AsyncIterable<string> {
-  let buffer = '[';
-  let first = true;
-  for await (const record of records) {
-    buffer += (first ? '' : ',') + JSON.stringify(record);
-    first = false;
-    if (buffer.length >= CHUNK) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  yield `${buffer}]`;
 }

@@ -6,3 +6,4 @@ export * from './reconcile.js';
 export * from './upload.js';
 export * from './download.js';
 export * from './query.js';
+export * from './record-formats.js';

@@ -1,14 +1,64 @@
-import { parseQueryFilter } from '../catalog/index.js';
+import { DEFAULT_SORT, encodeCursor, parseQueryFilter, positionOf, type FileRecord, type QueryFormat } from '../catalog/index.js';
 import { QUERY_HEADERS, type Envelope } from './envelope.js';
+import { MEDIA_TYPES } from './record-formats.js';
 import type { ServiceContext } from './service-context.js';
 
+/** What the transport knows of the request beyond its parameters. */
+export interface QueryRequestInfo {
+  /** The Accept header, to choose a representation when `format` is absent. */
+  readonly accept?: string;
+  /** The request's absolute URL, to build the `Link` to the next page. */
+  readonly url?: string;
+}
+
 /**
- * GET /query (interface spec 4.3): records matching the filter, ordered by
- * file_path and streamed a page at a time; 400 with a message for anything malformed.
+ * GET /query (interface spec 4.3): records matching the filter, ordered by file_path
+ * (or `sort`), streamed a page at a time; 400 with a message for anything malformed.
  * Records carry the spec's fields (2.3) first, then ingestion_date, size and sha256.
+ * With `limit`, one page is answered, with X-Total-Count and a Link to the next page.
  */
-export function query(ctx: ServiceContext, pairs: Iterable<readonly [string, string]>): Envelope {
+export async function query(
+  ctx: ServiceContext,
+  pairs: Iterable<readonly [string, string]>,
+  info: QueryRequestInfo = {},
+): Promise<Envelope> {
   const parsed = parseQueryFilter(pairs, ctx.mission);
   if (!parsed.ok) return { statusCode: 400, headers: QUERY_HEADERS, body: parsed.message };
-  return { statusCode: 200, headers: QUERY_HEADERS, body: ctx.catalog.query(parsed.filter) };
+  const { filter, options } = parsed;
+  const headers: Record<string, string> = {
+    ...QUERY_HEADERS,
+    'Content-Type': MEDIA_TYPES[parsed.format ?? formatFromAccept(info.accept)],
+  };
+  if (options.limit === undefined) return { statusCode: 200, headers, body: ctx.catalog.query(filter, options) };
+
+  // One page, held to learn whether another follows: bounded by MAX_PAGE_LIMIT.
+  const page: FileRecord[] = [];
+  for await (const record of ctx.catalog.query(filter, { ...options, limit: options.limit + 1 })) page.push(record);
+  headers['X-Total-Count'] = String(await ctx.catalog.count(filter));
+  if (page.length > options.limit) {
+    page.length = options.limit;
+    const sort = options.sort ?? DEFAULT_SORT;
+    const cursor = encodeCursor(sort, positionOf(page[page.length - 1]!, sort));
+    headers['X-Next-Cursor'] = cursor;
+    headers.Link = `<${nextPageUrl(info.url, cursor)}>; rel="next"`;
+  }
+  return { statusCode: 200, headers, body: iterate(page) };
+}
+
+function formatFromAccept(accept: string | undefined): QueryFormat {
+  if (!accept) return 'json';
+  if (/\btext\/csv\b/.test(accept)) return 'csv';
+  if (/\bapplication\/(x-)?ndjson\b/.test(accept)) return 'ndjson';
+  return 'json';
+}
+
+/** The same request with `cursor` set; relative (`?...`) when the absolute URL is unknown. */
+function nextPageUrl(url: string | undefined, cursor: string): string {
+  const u = new URL(url ?? '/query', 'http://relative.invalid');
+  u.searchParams.set('cursor', cursor);
+  return url ? u.toString() : `${u.search}`;
+}
+
+async function* iterate<T>(items: readonly T[]): AsyncIterable<T> {
+  yield* items;
 }

@@ -73,16 +73,17 @@ describe('query envelope (spec 4.3)', () => {
   const HEADERS = { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' };
 
   it('400 naming an unknown parameter and listing the valid ones, with both headers', async () => {
-    const env = query(t.ctx, [['instrumnet', 'swe']]);
+    const env = await query(t.ctx, [['instrumnet', 'swe']]);
     expect(env).toEqual({
       statusCode: 400,
       headers: HEADERS,
-      body: 'instrumnet is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension',
+      body:
+        'instrumnet is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_start_date, ingestion_end_date, overlap, limit, cursor, sort, format',
     });
   });
 
   it('200 [] with both headers when nothing matches', async () => {
-    const env = query(t.ctx, [['instrument', 'mag']]);
+    const env = await query(t.ctx, [['instrument', 'mag']]);
     expect(env.statusCode).toBe(200);
     expect(env.headers).toEqual(HEADERS);
     expect(await collect(env.body)).toEqual([]);
@@ -101,9 +102,9 @@ describe('query envelope (spec 4.3)', () => {
       await t.put(`imap/${inst}/${level}/${start.slice(0, 4)}/${start.slice(4, 6)}/${n}`, n);
     }
     const paths = async (pairs: [string, string][]) =>
-      (await collect<{ file_path: string }>(query(t.ctx, pairs).body)).map((r) => r.file_path.split('/').pop());
+      (await collect<{ file_path: string }>((await query(t.ctx, pairs)).body)).map((r) => r.file_path.split('/').pop());
 
-    const all = (await collect<{ file_path: string }>(query(t.ctx, []).body)).map((r) => r.file_path);
+    const all = (await collect<{ file_path: string }>((await query(t.ctx, [])).body)).map((r) => r.file_path);
     expect(all).toHaveLength(names.length);
     expect(all).toEqual([...all].sort());
     expect(await paths([['instrument', 'mag']])).toEqual(['imap_mag_l0_raw_20240131_20240201_v00-01.pkts']);
@@ -118,7 +119,7 @@ describe('query envelope (spec 4.3)', () => {
     expect(await paths([['file_path', 'imap_swe_l1b_sci_20240110_20240111_v00-01.cdf']])).toEqual([
       'imap_swe_l1b_sci_20240110_20240111_v00-01.cdf',
     ]);
-    const [record] = await collect<Record<string, unknown>>(query(t.ctx, [['instrument', 'mag']]).body);
+    const [record] = await collect<Record<string, unknown>>((await query(t.ctx, [['instrument', 'mag']])).body);
     expect(Object.keys(record!).slice(0, 8)).toEqual([
       'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
     ]);
@@ -139,7 +140,7 @@ describe('query envelope (spec 4.3)', () => {
       [['start_date', '20240201'], ['end_date', '20240101']],
     ];
     for (const pairs of cases) {
-      const env = query(t.ctx, pairs);
+      const env = await query(t.ctx, pairs);
       expect(env.statusCode, JSON.stringify(pairs)).toBe(400);
       expect(String(env.body)).toMatch(/expected|Give each query parameter at most once/i);
     }

@@ -1,0 +1,41 @@
+import { SPEC_RECORD_FIELDS } from '../catalog/index.js';
+
+/** Media types of the query answer's representations. */
+export const MEDIA_TYPES = {
+  json: 'application/json',
+  csv: 'text/csv; charset=utf-8',
+  ndjson: 'application/x-ndjson',
+} as const;
+
+/** Every column of a record, the spec's first (2.3). */
+export const RECORD_COLUMNS = [...SPEC_RECORD_FIELDS, 'ingestion_date', 'size', 'sha256'] as const;
+
+/** Chunk size of a streamed answer: big enough to keep writes few, small enough to stay flat. */
+const CHUNK = 64 * 1024;
+
+/**
+ * Records as text in the representation a Content-Type names, produced as they arrive,
+ * in chunks of about CHUNK characters. JSON is an array; NDJSON a record per line; CSV
+ * a header row then a row per record (RFC 4180 quoting).
+ */
+export async function* renderRecords(records: AsyncIterable<unknown>, contentType: string): AsyncIterable<string> {
+  const kind = contentType.startsWith('text/csv') ? 'csv' : contentType.startsWith(MEDIA_TYPES.ndjson) ? 'ndjson' : 'json';
+  let buffer = kind === 'json' ? '[' : kind === 'csv' ? `${RECORD_COLUMNS.join(',')}\r\n` : '';
+  let first = true;
+  for await (const record of records) {
+    if (kind === 'json') buffer += (first ? '' : ',') + JSON.stringify(record);
+    else if (kind === 'ndjson') buffer += `${JSON.stringify(record)}\n`;
+    else buffer += `${RECORD_COLUMNS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
+    first = false;
+    if (buffer.length >= CHUNK) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  yield kind === 'json' ? `${buffer}]` : buffer;
+}
+
+function csvField(value: unknown): string {
+  const text = value === undefined || value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
