@@ -9,6 +9,8 @@ import type { QueryOptions } from './query-options.js';
 export interface Catalog {
   /** Inserts a record unless one with the same file_path exists. Idempotent. */
   insert(record: FileRecord): Promise<'inserted' | 'exists'>;
+  /** Inserts many records in as few transactions as the backend allows; returns how many were new. */
+  insertMany(records: readonly FileRecord[]): Promise<number>;
   get(filePath: string): Promise<FileRecord | undefined>;
   /**
    * Matching records in the requested order (default file_path), starting after

@@ -3,3 +3,4 @@ export * from './file-record.js';
 export * from './query-filter.js';
 export * from './open-catalog.js';
 export * from './query-options.js';
+export * from './synthetic-records.js';

@@ -8,6 +8,9 @@ import type { CatalogDatabase, FilesTable } from './schema.js';
 /** Rows fetched per round trip when streaming a query: bounds memory, whatever the match count. */
 export const QUERY_PAGE_SIZE = 1000;
 
+/** Rows per multi-row INSERT (12 parameters each; SQLite allows 32766 per statement). */
+const INSERT_BATCH = 500;
+
 type FilesQuery<O> = SelectQueryBuilder<CatalogDatabase, 'files', O>;
 
 /**
@@ -21,13 +24,26 @@ export class KyselyCatalog implements Catalog {
   ) {}
 
   async insert(record: FileRecord): Promise<'inserted' | 'exists'> {
-    const fileName = record.file_path.slice(record.file_path.lastIndexOf('/') + 1);
     const result = await this.db
       .insertInto('files')
-      .values({ ...record, file_name: fileName })
+      .values({ ...record, file_name: fileNameOf(record.file_path) })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? 'inserted' : 'exists';
+  }
+
+  async insertMany(records: readonly FileRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      let inserted = 0;
+      // Rows per statement: 12 columns each stays under every backend's parameter limit.
+      for (let i = 0; i < records.length; i += INSERT_BATCH) {
+        const rows = records.slice(i, i + INSERT_BATCH).map((r) => ({ ...r, file_name: fileNameOf(r.file_path) }));
+        const result = await trx.insertInto('files').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+        inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
+      }
+      return inserted;
+    });
   }
 
   async get(filePath: string): Promise<FileRecord | undefined> {
@@ -126,6 +142,10 @@ function applyAfter<O>(query: FilesQuery<O>, sort: QuerySort, after: QueryPositi
   return query.where((eb) =>
     eb.or([eb(column, op, after.key), eb.and([eb(column, '=', after.key), eb('files.file_path', op, after.file_path)])]),
   );
+}
+
+function fileNameOf(filePath: string): string {
+  return filePath.slice(filePath.lastIndexOf('/') + 1);
 }
 
 function toRecord(row: Selectable<FilesTable>): FileRecord {

@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
 import { LocalObjectStore, type UrlSigner } from '../store/index.js';
 import { apiRoutes } from './api-routes.js';
+import { feedRoute } from './feed-route.js';
 import { redactUrl } from './redact.js';
 import { storeRoutes } from './store-routes.js';
 
@@ -16,7 +17,7 @@ export interface AppOptions {
 /** Longest path parameter accepted: long enough for any real path, far below Node's header limit. */
 const MAX_PARAM_LENGTH = 8 * 1024;
 
-const ENDPOINTS = 'GET /upload/{path}, GET /download/{path}, GET /query?<parameters>';
+const ENDPOINTS = 'GET /upload/{path}, GET /download/{path}, GET /query?<parameters>, GET /events?<filters>';
 
 /** The Fastify application: routes -> service, envelope -> response. */
 export async function buildApp({ ctx, signer, logger }: AppOptions): Promise<FastifyInstance> {
@@ -44,6 +45,7 @@ export async function buildApp({ ctx, signer, logger }: AppOptions): Promise<Fas
   );
 
   await app.register(apiRoutes(ctx));
+  await app.register(feedRoute(ctx));
   if (ctx.store instanceof LocalObjectStore) {
     if (!signer) throw new Error('the local store needs a signer');
     await app.register(storeRoutes(ctx, ctx.store, signer));

@@ -7,3 +7,4 @@ export * from './upload.js';
 export * from './download.js';
 export * from './query.js';
 export * from './record-formats.js';
+export * from './watch.js';
