@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly signingSecret: string | undefined;
   readonly missionConfig: string | undefined;
   readonly logLevel: string;
+  /** Origins allowed by CORS: `*` (the default) or a list of exact origins. */
+  readonly corsOrigin: '*' | readonly string[];
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -33,6 +35,7 @@ export const SERVER_SETTINGS = {
   signingSecret: 'SDC_SIGNING_SECRET',
   missionConfig: 'SDC_MISSION_CONFIG',
   logLevel: 'SDC_LOG_LEVEL',
+  corsOrigin: 'SDC_CORS_ORIGIN',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -79,5 +82,20 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     signingSecret: get('signingSecret'),
     missionConfig: get('missionConfig'),
     logLevel,
+    corsOrigin: parseCorsOrigin(get('corsOrigin')),
   });
+}
+
+/** `*`, or comma-separated origins such as `https://portal.example.org,http://localhost:5173`. */
+function parseCorsOrigin(raw: string | undefined): '*' | readonly string[] {
+  if (raw === undefined || raw.trim() === '*') return '*';
+  const origins = raw.split(',').map((origin) => origin.trim().replace(/\/+$/, ''));
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(
+        `SDC_CORS_ORIGIN must be * or comma-separated origins such as https://portal.example.org, got ${JSON.stringify(origin)}`,
+      );
+    }
+  }
+  return Object.freeze(origins);
 }

@@ -42,7 +42,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const report = await reconcile(ctx);
   log.info({ indexed: report.indexed, skipped: report.skipped, missing: report.missing.length }, 'reconciled store and catalog');
 
-  const app = await buildApp({ ctx, signer, logger: log });
+  const app = await buildApp({ ctx, signer, logger: log, corsOrigin: config.corsOrigin });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

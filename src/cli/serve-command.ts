@@ -17,6 +17,7 @@ export function registerServeCommand(program: Command): void {
     .option('--download-ttl <seconds>', 'lifetime of download addresses [SDC_DOWNLOAD_TTL, 86400]')
     .option('--signing-secret <secret>', 'key of signed addresses [SDC_SIGNING_SECRET, generated into SDC_HOME]')
     .option('--mission-config <file>', 'mission definition JSON [SDC_MISSION_CONFIG, built-in imap]')
+    .option('--cors-origin <origins>', 'origins allowed by CORS, * or a comma-separated list [SDC_CORS_ORIGIN, *]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [SDC_LOG_LEVEL, info]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);

@@ -1,35 +1,43 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { download, query, upload, type ServiceContext } from '../service/index.js';
-import { sendEnvelope } from './envelope-reply.js';
+import { downloadSchema, querySchema, uploadSchema } from './api-schemas.js';
+import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-route.js';
 
-/** The wildcard tail of `/upload/*` or `/download/*`; '' for the bare route. */
-function pathParam(request: FastifyRequest): string {
-  return (request.params as Record<string, string | undefined>)['*'] ?? '';
-}
+export { queryPairs } from './envelope-route.js';
 
-/** The query string as (name, value) pairs in the order sent, repeats kept. */
-export function queryPairs(url: string): [string, string][] {
-  const q = url.indexOf('?');
-  return q < 0 ? [] : [...new URLSearchParams(url.slice(q + 1))];
-}
-
-/** The three endpoints of interface spec 4, current form. */
+/**
+ * The three endpoints of interface spec 4, current form, at the root; and the earlier
+ * form's upload address `/upload/science/{path}` as an alias (DESIGN 4), since it
+ * collides with nothing. `/download/` takes a bare file name as it is.
+ */
 export function apiRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
-    for (const url of ['/upload', '/upload/*']) {
-      app.get(url, async (request, reply) => sendEnvelope(reply, await upload(ctx, pathParam(request))));
-    }
-    for (const url of ['/download', '/download/*']) {
-      app.get(url, async (request, reply) => sendEnvelope(reply, await download(ctx, pathParam(request))));
-    }
-    app.get('/query', async (request, reply) =>
-      sendEnvelope(
-        reply,
-        await query(ctx, queryPairs(request.url), {
-          accept: request.headers.accept,
-          url: `${request.protocol}://${request.host}${request.url}`,
-        }),
-      ),
+    const uploadRoute = envelopeRoute(ctx, (c, request) => upload(c, pathParam(request)));
+    const downloadRoute = envelopeRoute(ctx, (c, request) => download(c, pathParam(request)));
+    const options = { attachValidation: true } as const;
+
+    app.get('/upload/*', { ...options, schema: uploadSchema(ctx.mission, 'current') }, uploadRoute);
+    app.get(
+      '/upload/science/*',
+      {
+        ...options,
+        schema: {
+          ...uploadSchema(ctx.mission, 'current'),
+          operationId: 'uploadScience',
+          summary: 'Alias of /upload/{path} (the earlier form\'s address)',
+        },
+      },
+      uploadRoute,
     );
+    app.get('/download/*', { ...options, schema: downloadSchema(ctx.mission, 'current') }, downloadRoute);
+    app.get(
+      '/query',
+      { ...options, schema: querySchema(ctx.mission, 'current') },
+      envelopeRoute(ctx, (c, request) => query(c, queryPairs(request.url), queryInfo(request))),
+    );
+
+    // No path at all: answered by the same operations (400), left out of the description.
+    app.get('/upload', { schema: { hide: true } }, uploadRoute);
+    app.get('/download', { schema: { hide: true } }, downloadRoute);
   };
 }

@@ -2,9 +2,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
 import { LocalObjectStore, type UrlSigner } from '../store/index.js';
 import { apiRoutes } from './api-routes.js';
+import { registerCors, type CorsOrigin } from './cors.js';
+import { earlierFormRoutes } from './earlier-form-routes.js';
 import { feedRoute } from './feed-route.js';
-import { redactUrl } from './redact.js';
+import { registerOpenApi } from './openapi.js';
+import { opsRoutes } from './ops-routes.js';
+import { echoRequestId, requestId } from './request-id.js';
 import { storeRoutes } from './store-routes.js';
+import { unmatchedRoutes } from './unmatched-routes.js';
 
 export interface AppOptions {
   readonly ctx: ServiceContext;
@@ -12,17 +17,18 @@ export interface AppOptions {
   readonly signer?: UrlSigner;
   /** Request logs go here (see src/logger.ts); none when absent. */
   readonly logger?: FastifyBaseLogger;
+  /** Origins allowed by CORS (SDC_CORS_ORIGIN); `*` by default. */
+  readonly corsOrigin?: CorsOrigin;
 }
 
 /** Longest path parameter accepted: long enough for any real path, far below Node's header limit. */
 const MAX_PARAM_LENGTH = 8 * 1024;
 
-const ENDPOINTS = 'GET /upload/{path}, GET /download/{path}, GET /query?<parameters>, GET /events?<filters>';
-
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signer, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signer, logger, corsOrigin = '*' }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
+    genReqId: requestId,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Keep-alive sockets must not outlive a graceful close for long.
     forceCloseConnections: 'idle',
@@ -37,18 +43,19 @@ export async function buildApp({ ctx, signer, logger }: AppOptions): Promise<Fas
     return reply.code(status).type('text/plain; charset=utf-8').send(error.message);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .type('text/plain; charset=utf-8')
-      .send(`Not found: ${request.method} ${redactUrl(request.url).split('?')[0]}. The endpoints are ${ENDPOINTS}.`),
-  );
+  echoRequestId(app);
+  const unmatched = unmatchedRoutes(app);
+  await registerCors(app, corsOrigin);
+  await registerOpenApi(app, ctx.mission);
 
   await app.register(apiRoutes(ctx));
   await app.register(feedRoute(ctx));
+  await app.register(earlierFormRoutes(ctx), { prefix: '/v0' });
+  await app.register(opsRoutes(ctx));
   if (ctx.store instanceof LocalObjectStore) {
     if (!signer) throw new Error('the local store needs a signer');
     await app.register(storeRoutes(ctx, ctx.store, signer));
   }
+  unmatched.answer();
   return app;
 }

@@ -68,7 +68,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       if (result.status === 'exists') {
         return refuse(request, reply, 409, messages.alreadyExists(key));
       }
-      await ingest(ctx, key, result);
+      await ingest({ ...ctx, log: request.log }, key, result);
       return reply.code(200).header('ETag', `"${result.sha256}"`).send();
     });
 

@@ -5,12 +5,35 @@
 export interface Envelope {
   readonly statusCode: number;
   readonly headers?: Readonly<Record<string, string>>;
-  /** A text, a JSON value, or records to stream as a JSON array. */
-  readonly body: string | object | AsyncIterable<unknown>;
+  /** A text (whole, or a TextStream of its pieces), a JSON value, or records to stream as a JSON array. */
+  readonly body: string | TextStream | object | AsyncIterable<unknown>;
+}
+
+/**
+ * One text body produced piece by piece, so a large answer (the earlier form's query
+ * string) never sits whole in memory. It is a string: carriers encode it as they
+ * would a string; one that needs it whole (API Gateway) calls `text()`.
+ */
+export class TextStream implements AsyncIterable<string> {
+  constructor(private readonly pieces: () => AsyncIterable<string>) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<string> {
+    return this.pieces()[Symbol.asyncIterator]();
+  }
+
+  async text(): Promise<string> {
+    let whole = '';
+    for await (const piece of this) whole += piece;
+    return whole;
+  }
+}
+
+export function isTextStream(body: Envelope['body']): body is TextStream {
+  return body instanceof TextStream;
 }
 
 export function isRecordStream(body: Envelope['body']): body is AsyncIterable<unknown> {
-  return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
+  return typeof body === 'object' && body !== null && Symbol.asyncIterator in body && !(body instanceof TextStream);
 }
 
 /** The headers of interface spec 4.3, on every query answer. */

@@ -1,4 +1,4 @@
-import { exampleFileName, storedPath, parseFileName, type MissionConfig } from '../mission/index.js';
+import { exampleFileName, FILE_NAME_FORM, storedPath, parseFileName, type MissionConfig } from '../mission/index.js';
 
 /**
  * The service's own messages (interface spec 4.1, 7.2); the naming rules' messages
@@ -21,4 +21,13 @@ export const messages = {
   /** 404 of spec 7.2. */
   notFound: (requested: string, mission: MissionConfig) =>
     `File not found: ${requested}. Please include the full path to the file, e.g. /download/${exampleStoredPath(mission)}`,
+  /** Earlier form's upload 400 (spec 7.1, last line), with the rule that failed. */
+  presignRefused: (reason: string) =>
+    `A pre-signed upload address could not be generated. The file name must follow the mission's naming convention ${FILE_NAME_FORM}. ${reason}`,
+  /** Earlier form's download 400 (spec 7.2, last line), with the rule that failed. */
+  notObjectStoreUri: (value: string, reason: string) =>
+    `${JSON.stringify(value)} is not a valid object-store URI. Example input: s3://bucket/path/file.ext. ${reason}`,
+  /** The earlier form's query has one representation. */
+  formatNotInEarlierForm: () =>
+    'The earlier form (/v0/query) answers one string of Python tuples only; leave format out, or use /query for csv or ndjson.',
 } as const;

@@ -1,0 +1,141 @@
+import { unknownParameterMessage } from '../catalog/index.js';
+import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
+import { exampleStoredPath, messages, pythonTuple } from '../service/index.js';
+
+/**
+ * Route schemas of the two API forms: they type and describe every parameter, status
+ * and body, and are the source of the OpenAPI document. They hold no rule of the spec:
+ * names are checked by src/mission, queries by parseQueryFilter, and a request a
+ * schema refuses is still answered by those rules, with the spec's messages
+ * (`attachValidation` on every API route).
+ */
+
+export const FILE_RECORD_ID = 'FileRecord';
+
+const text = (description: string, example: string) => ({
+  description,
+  content: { 'text/plain': { schema: { type: 'string', examples: [example] } } },
+});
+
+const jsonString = (description: string, example: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'string', examples: [example] } } },
+});
+
+const QUERY_RESPONSE_HEADERS = {
+  'Access-Control-Allow-Origin': { type: 'string', description: 'CORS: `*` unless SDC_CORS_ORIGIN says otherwise.' },
+} as const;
+
+/** The record a query answers (spec 2.3), plus what the archive knows of the bytes. */
+export function fileRecordSchema(mission: MissionConfig) {
+  const name = exampleFileName(mission);
+  return {
+    $id: FILE_RECORD_ID,
+    type: 'object',
+    description: 'Metadata of one stored file (interface spec 2.3), then ingestion_date, size and sha256.',
+    properties: {
+      file_path: { type: 'string', description: 'Stored path <mission>/<instrument>/<datalevel>/<YYYY>/<MM>/<file name>.', examples: [exampleStoredPath(mission)] },
+      instrument: { type: 'string', enum: [...mission.instruments] },
+      data_level: { type: 'string', enum: [...mission.dataLevels] },
+      descriptor: { type: 'string', examples: ['sci'] },
+      start_date: { type: 'string', description: 'YYYYMMDD', examples: [name.split('_')[4]] },
+      end_date: { type: 'string', description: 'YYYYMMDD', examples: [name.split('_')[5]] },
+      version: { type: 'string', description: 'vXX-YY', examples: ['v00-01'] },
+      extension: { type: 'string', enum: missionExtensions(mission) },
+      ingestion_date: { type: 'string', format: 'date-time', description: 'When the bytes were indexed (UTC).' },
+      size: { type: 'integer', minimum: 0, description: 'Bytes.' },
+      sha256: { type: 'string', description: 'Lower-case hex SHA-256 of the bytes, to verify a download.' },
+    },
+    required: ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension'],
+  } as const;
+}
+
+/** The wildcard tail of a route; named `path` in the OpenAPI document (openapi.ts). */
+function pathParams(description: string, example: string) {
+  return { type: 'object', properties: { '*': { type: 'string', description, examples: [example] } } } as const;
+}
+
+export function uploadSchema(mission: MissionConfig, form: 'current' | 'earlier') {
+  const path = exampleStoredPath(mission);
+  const refusal = namingMessage('instrument', mission);
+  return {
+    operationId: form === 'current' ? 'upload' : 'uploadEarlierForm',
+    tags: [form === 'current' ? 'current form' : 'earlier form'],
+    summary: 'Get a pre-signed upload address for a science file',
+    description:
+      `The file name must follow ${FILE_NAME_FORM}. PUT the bytes to the returned address within its lifetime ` +
+      '(SDC_UPLOAD_TTL); the file becomes queryable once stored. A file that is already stored is refused (409).',
+    params: pathParams(`Stored path of the file (${path}), or its bare file name.`, path),
+    response: {
+      200: jsonString('The signed PUT address.', `https://data.example.org/store/${path}?expires=1767225600&signature=...`),
+      400: form === 'current'
+          ? text('The name breaks a naming rule (spec 7.1); the text says which.', refusal)
+          : text('No pre-signed address: the name breaks a naming rule; the text says which.', messages.presignRefused(refusal)),
+      409: text('The file is already stored.', messages.alreadyExists(path)),
+    },
+  };
+}
+
+export function downloadSchema(mission: MissionConfig, form: 'current' | 'earlier') {
+  const path = exampleStoredPath(mission);
+  const url = `https://data.example.org/store/${path}?expires=1767225600&signature=...`;
+  return {
+    operationId: form === 'current' ? 'download' : 'downloadEarlierForm',
+    tags: [form === 'current' ? 'current form' : 'earlier form'],
+    summary: 'Redirect to a signed address of a stored file',
+    description: 'HEAD answers the same status and headers without a body.',
+    params: pathParams(`Stored path of the file (${path}), or its bare file name.`, path),
+    response: {
+      302: {
+        description: 'Found: Location is a signed, followable address of the bytes (SDC_DOWNLOAD_TTL).',
+        headers: { Location: { type: 'string', description: 'Signed address of the bytes.' } },
+        content: {
+          'text/html': {
+            schema: { type: 'object', properties: { download_url: { type: 'string', examples: [url] } }, required: ['download_url'] },
+          },
+        },
+      },
+      400:
+        form === 'current'
+          ? text('No file name in the path, or the name breaks a naming rule.', messages.noFileInPath())
+          : text('Not a valid object-store URI (no file name, or the name breaks a naming rule).', messages.notObjectStoreUri('', messages.noFileInPath())),
+      404: text('No such file.', messages.notFound(path, mission)),
+    },
+  };
+}
+
+export function querySchema(mission: MissionConfig, form: 'current' | 'earlier') {
+  const any = 'Leave out to match any.';
+  const example = { instrument: 'swe', data_level: 'l1a', descriptor: 'sci', start_date: '20240105', end_date: '20240105', version: 'v00-01', extension: 'cdf' };
+  return {
+    operationId: form === 'current' ? 'query' : 'queryEarlierForm',
+    tags: [form === 'current' ? 'current form' : 'earlier form'],
+    summary: 'Metadata of the stored files that match every given parameter',
+    description: 'Every parameter is optional and may be given once. Any other name is refused (400).',
+    querystring: {
+      type: 'object',
+      additionalProperties: true,
+      properties: {
+        file_path: { type: 'string', description: `Stored path or file name. ${any}`, examples: [exampleStoredPath(mission)] },
+        instrument: { type: 'string', enum: [...mission.instruments], description: any },
+        data_level: { type: 'string', enum: [...mission.dataLevels], description: any },
+        descriptor: { type: 'string', description: `e.g. sci. ${any}`, examples: ['sci'] },
+        start_date: { type: 'string', description: `YYYYMMDD: files whose start date is on or after it. ${any}`, examples: ['20240101'] },
+        end_date: { type: 'string', description: `YYYYMMDD: files whose start date is on or before it. ${any}`, examples: ['20241231'] },
+        version: { type: 'string', description: `vXX-YY, or * for any version. ${any}`, examples: ['v00-01', '*'] },
+        extension: { type: 'string', enum: missionExtensions(mission), description: any },
+      },
+    },
+    response: {
+      200:
+        form === 'current'
+          ? {
+              description: 'The matching records, ordered by file_path ([] when none).',
+              headers: QUERY_RESPONSE_HEADERS,
+              content: { 'application/json': { schema: { type: 'array', items: { $ref: `${FILE_RECORD_ID}#` } } } },
+            }
+          : { ...jsonString('One string: the matching records as Python tuples (instrument, data level, descriptor, start date, end date, version, extension), ordered by file_path; "[]" when none.', `[${pythonTuple(example)}]`), headers: QUERY_RESPONSE_HEADERS },
+      400: { ...jsonString('A parameter is unknown, repeated or malformed; the text says which and what is expected.', unknownParameterMessage('color')), headers: QUERY_RESPONSE_HEADERS },
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { downloadEarlierForm, queryEarlierForm, uploadEarlierForm, type ServiceContext } from '../service/index.js';
+import { downloadSchema, querySchema, uploadSchema } from './api-schemas.js';
+import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-route.js';
+
+/**
+ * The earlier form of the API (interface spec, end of 4.3; DESIGN 4), registered under
+ * the prefix `/v0`: the same operations, re-presented by src/service/earlier-form.ts.
+ */
+export function earlierFormRoutes(ctx: ServiceContext) {
+  return async function (app: FastifyInstance): Promise<void> {
+    const options = { attachValidation: true } as const;
+    const uploadRoute = envelopeRoute(ctx, (c, request) => uploadEarlierForm(c, pathParam(request)));
+    const downloadRoute = envelopeRoute(ctx, (c, request) => downloadEarlierForm(c, pathParam(request)));
+
+    app.get('/upload/science/*', { ...options, schema: uploadSchema(ctx.mission, 'earlier') }, uploadRoute);
+    app.get('/download/*', { ...options, schema: downloadSchema(ctx.mission, 'earlier') }, downloadRoute);
+    app.get(
+      '/query',
+      { ...options, schema: querySchema(ctx.mission, 'earlier') },
+      envelopeRoute(ctx, (c, request) => queryEarlierForm(c, queryPairs(request.url), queryInfo(request))),
+    );
+
+    app.get('/upload/science', { schema: { hide: true } }, uploadRoute);
+    app.get('/download', { schema: { hide: true } }, downloadRoute);
+  };
+}

@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Envelope, QueryRequestInfo, ServiceContext } from '../service/index.js';
+import { sendEnvelope } from './envelope-reply.js';
+
+/** The wildcard tail of `/upload/*` or `/download/*`; '' for the bare route. */
+export function pathParam(request: FastifyRequest): string {
+  return (request.params as Record<string, string | undefined>)['*'] ?? '';
+}
+
+/** The query string as (name, value) pairs in the order sent, repeats kept. */
+export function queryPairs(url: string): [string, string][] {
+  const q = url.indexOf('?');
+  return q < 0 ? [] : [...new URLSearchParams(url.slice(q + 1))];
+}
+
+/** What a query needs of the request beyond its parameters: Accept, and its URL for the next page's Link. */
+export function queryInfo(request: FastifyRequest): QueryRequestInfo {
+  return { accept: request.headers.accept, url: `${request.protocol}://${request.host}${request.url}` };
+}
+
+export type Operation = (ctx: ServiceContext, request: FastifyRequest) => Envelope | Promise<Envelope>;
+
+/**
+ * A route handler: request -> service operation -> envelope -> response. The
+ * operation logs through the request's logger, so its lines carry the request id.
+ * Routes set `attachValidation`: the operation answers a request its schema refused,
+ * with the spec's message; if it accepts one, the schema is stricter than the rule
+ * it describes, which the log says.
+ */
+export function envelopeRoute(ctx: ServiceContext, operation: Operation) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const envelope = await operation({ ...ctx, log: request.log }, request);
+    if (request.validationError && envelope.statusCode < 400) {
+      request.log.warn({ err: request.validationError }, 'route schema refused a request the service accepts');
+    }
+    return sendEnvelope(reply, envelope);
+  };
+}
