@@ -1,0 +1,135 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMAP_MISSION } from '../../src/mission/index.js';
+import { parseQueryFilter, QUERY_PARAMETERS } from '../../src/catalog/index.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+interface Operation {
+  operationId: string;
+  parameters?: { name: string; in: string; required?: boolean }[];
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+}
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+/** What the issue asks the document to describe: both forms and the operational endpoints. */
+const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'none' }> = {
+  '/upload/{path}': { statuses: ['200', '400', '409'], params: 'path' },
+  '/upload/science/{path}': { statuses: ['200', '400', '409'], params: 'path' },
+  '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
+  '/query': { statuses: ['200', '400'], params: 'query' },
+  '/v0/upload/science/{path}': { statuses: ['200', '400', '409'], params: 'path' },
+  '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
+  '/v0/query': { statuses: ['200', '400'], params: 'query' },
+  '/healthz': { statuses: ['200'], params: 'none' },
+  '/readyz': { statuses: ['200', '503'], params: 'none' },
+  '/version': { statuses: ['200'], params: 'none' },
+};
+
+describe('the OpenAPI description', () => {
+  let server: TestServer;
+  let document: Document;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const res = await fetch(`${server.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    document = (await res.json()) as Document;
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('is checked by a validator that refuses a broken document', async () => {
+    const broken = structuredClone(document);
+    broken.paths['/query']!.get!.responses = {};
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it('describes both forms and the operational endpoints: every parameter and status', () => {
+    expect(Object.keys(document.paths).sort()).toEqual(Object.keys(EXPECTED).sort());
+    const ids = new Set<string>();
+    for (const [path, expected] of Object.entries(EXPECTED)) {
+      const get = document.paths[path]!.get!;
+      expect(Object.keys(document.paths[path]!), path).toEqual(['get']);
+      expect(ids.has(get.operationId), `${path}: operationId unique`).toBe(false);
+      ids.add(get.operationId);
+      expect(Object.keys(get.responses).sort(), path).toEqual(expected.statuses);
+      for (const response of Object.values(get.responses)) {
+        expect(response.headers?.['x-request-id'], path).toBeDefined();
+        expect(response.content, path).toBeDefined();
+      }
+      const params = get.parameters ?? [];
+      if (expected.params === 'path') expect(params).toMatchObject([{ name: 'path', in: 'path', required: true }]);
+      if (expected.params === 'query') {
+        expect(params.map((p) => p.name)).toEqual([...QUERY_PARAMETERS]);
+        expect(params.every((p) => p.in === 'query' && !p.required)).toBe(true);
+      }
+      if (expected.params === 'none') expect(params).toEqual([]);
+    }
+    expect(document.paths['/download/{path}']!.get!.responses['302']!.headers).toHaveProperty('Location');
+    expect(document.paths['/query']!.get!.responses['200']!.content).toEqual({
+      'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/FileRecord' } } },
+    });
+  });
+
+  it('is generated from the routes: every path it names is a route the server has', () => {
+    for (const path of Object.keys(document.paths)) {
+      expect(server.app.hasRoute({ method: 'GET', url: path.replace('{path}', '*') }), path).toBe(true);
+    }
+  });
+
+  it('is the document the /docs page loads, from assets this server serves itself', async () => {
+    const json = await fetch(`${server.url}/docs/json`);
+    expect(await json.json()).toEqual(document);
+
+    const page = await fetch(`${server.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.some((a) => a.endsWith('swagger-ui-bundle.js'))).toBe(true);
+    expect(assets.some((a) => a.endsWith('swagger-initializer.js'))).toBe(true);
+    for (const asset of assets) {
+      const res = await fetch(new URL(asset, `${server.url}/docs`));
+      expect(res.status, asset).toBe(200);
+      const body = await res.text();
+      if (asset.endsWith('swagger-initializer.js')) {
+        expect(body).toContain("resolveUrl('./json')");
+        expect(body).toContain('validatorUrl: null');
+      }
+    }
+  });
+
+  it('answers a request its schema refuses with the spec\'s message, never the framework\'s', async () => {
+    const cases = [
+      'instrument=nope',
+      'data_level=l9',
+      'extension=txt',
+      'instrument=swe&instrument=mag',
+      'color=red',
+      'start_date=20241301',
+    ];
+    for (const query of cases) {
+      const expected = parseQueryFilter(new URLSearchParams(query), IMAP_MISSION);
+      expect(expected.ok).toBe(false);
+      for (const prefix of ['', '/v0']) {
+        const res = await fetch(`${server.url}${prefix}/query?${query}`);
+        expect(res.status, query).toBe(400);
+        const body = (await res.json()) as string;
+        expect(body).toBe(expected.ok ? '' : expected.message);
+        expect(body).not.toMatch(/must be|querystring\//);
+      }
+    }
+  });
+});
