@@ -52,7 +52,8 @@ export function fileRecordSchema(mission: MissionConfig) {
 
 /** The wildcard tail of a route; named `path` in the OpenAPI document (openapi.ts). */
 function pathParams(description: string, example: string) {
-  return { type: 'object', properties: { '*': { type: 'string', description, examples: [example] } } } as const;
+  const slashes = ' Its slashes may be sent as they are or encoded as %2F.';
+  return { type: 'object', properties: { '*': { type: 'string', description: description + slashes, examples: [example] } } } as const;
 }
 
 export function uploadSchema(mission: MissionConfig, form: 'current' | 'earlier') {

@@ -5,6 +5,7 @@ import { apiRoutes } from './api-routes.js';
 import { registerCors, type CorsOrigin } from './cors.js';
 import { earlierFormRoutes } from './earlier-form-routes.js';
 import { feedRoute } from './feed-route.js';
+import { frameworkErrors } from './framework-errors.js';
 import { registerOpenApi } from './openapi.js';
 import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
@@ -29,6 +30,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*' }: AppOpt
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     genReqId: requestId,
+    frameworkErrors,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Keep-alive sockets must not outlive a graceful close for long.
     forceCloseConnections: 'idle',

@@ -84,6 +84,7 @@ describe('HTTP conventions', () => {
         ['/store/imap/x?expires=1&signature=00'],
         ['/openapi.json'],
         ['/healthz'],
+        ['/download/%E0%A4%A'],
       ];
       const ids = new Set<string>();
       for (const [path, init] of requests) {
@@ -94,6 +95,14 @@ describe('HTTP conventions', () => {
         ids.add(id!);
       }
       expect(ids.size).toBe(requests.length);
+    });
+
+    it('are on the answers Fastify gives before any route runs, which are plain text', async () => {
+      const badUrl = await fetch(`${base}/download/%E0%A4%A`, { headers: { 'X-Request-Id': 'bad-url-1' } });
+      expect(badUrl.status).toBe(400);
+      expect(badUrl.headers.get('x-request-id')).toBe('bad-url-1');
+      expect(badUrl.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await badUrl.text()).toBe('The path /download/%E0%A4%A is not valid percent-encoding. Encode each reserved or non-ASCII byte as %XX (UTF-8).');
     });
 
     it('keep the id a client or load balancer sent, when it is sane', async () => {
