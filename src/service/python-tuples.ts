@@ -18,6 +18,9 @@ export const TUPLE_FIELDS = [
 /** What Python's `str.isprintable()` refuses: categories C* and Z*, except the ASCII space. */
 const NOT_PRINTABLE = /[\p{C}\p{Z}]/u;
 
+/** Printable ASCII but `'` and `\`, as every valid name element is: quoted as is (the fast path). */
+const PLAIN = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
+
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
@@ -26,6 +29,7 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\
  * that are not printable as \xNN, \uNNNN or \UNNNNNNNN; everything else as is.
  */
 export function pythonRepr(s: string): string {
+  if (PLAIN.test(s)) return `'${s}'`;
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of s) {
