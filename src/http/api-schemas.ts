@@ -1,6 +1,5 @@
-import { unknownParameterMessage } from '../catalog/index.js';
 import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
-import { exampleStoredPath, messages, pythonTuple } from '../service/index.js';
+import { exampleStoredPath, messages } from '../service/index.js';
 
 /**
  * Route schemas of the two API forms: they type and describe every parameter, status
@@ -12,19 +11,15 @@ import { exampleStoredPath, messages, pythonTuple } from '../service/index.js';
 
 export const FILE_RECORD_ID = 'FileRecord';
 
-const text = (description: string, example: string) => ({
+export const text = (description: string, example: string) => ({
   description,
   content: { 'text/plain': { schema: { type: 'string', examples: [example] } } },
 });
 
-const jsonString = (description: string, example: string) => ({
+export const jsonString = (description: string, example: string) => ({
   description,
   content: { 'application/json': { schema: { type: 'string', examples: [example] } } },
 });
-
-const QUERY_RESPONSE_HEADERS = {
-  'Access-Control-Allow-Origin': { type: 'string', description: 'CORS: `*` unless SDC_CORS_ORIGIN says otherwise.' },
-} as const;
 
 /** The record a query answers (spec 2.3), plus what the archive knows of the bytes. */
 export function fileRecordSchema(mission: MissionConfig) {
@@ -101,42 +96,6 @@ export function downloadSchema(mission: MissionConfig, form: 'current' | 'earlie
           ? text('No file name in the path, or the name breaks a naming rule.', messages.noFileInPath())
           : text('Not a valid object-store URI (no file name, or the name breaks a naming rule).', messages.notObjectStoreUri('', messages.noFileInPath())),
       404: text('No such file.', messages.notFound(path, mission)),
-    },
-  };
-}
-
-export function querySchema(mission: MissionConfig, form: 'current' | 'earlier') {
-  const any = 'Leave out to match any.';
-  const example = { instrument: 'swe', data_level: 'l1a', descriptor: 'sci', start_date: '20240105', end_date: '20240105', version: 'v00-01', extension: 'cdf' };
-  return {
-    operationId: form === 'current' ? 'query' : 'queryEarlierForm',
-    tags: [form === 'current' ? 'current form' : 'earlier form'],
-    summary: 'Metadata of the stored files that match every given parameter',
-    description: 'Every parameter is optional and may be given once. Any other name is refused (400).',
-    querystring: {
-      type: 'object',
-      additionalProperties: true,
-      properties: {
-        file_path: { type: 'string', description: `Stored path or file name. ${any}`, examples: [exampleStoredPath(mission)] },
-        instrument: { type: 'string', enum: [...mission.instruments], description: any },
-        data_level: { type: 'string', enum: [...mission.dataLevels], description: any },
-        descriptor: { type: 'string', description: `e.g. sci. ${any}`, examples: ['sci'] },
-        start_date: { type: 'string', description: `YYYYMMDD: files whose start date is on or after it. ${any}`, examples: ['20240101'] },
-        end_date: { type: 'string', description: `YYYYMMDD: files whose start date is on or before it. ${any}`, examples: ['20241231'] },
-        version: { type: 'string', description: `vXX-YY, or * for any version. ${any}`, examples: ['v00-01', '*'] },
-        extension: { type: 'string', enum: missionExtensions(mission), description: any },
-      },
-    },
-    response: {
-      200:
-        form === 'current'
-          ? {
-              description: 'The matching records, ordered by file_path ([] when none).',
-              headers: QUERY_RESPONSE_HEADERS,
-              content: { 'application/json': { schema: { type: 'array', items: { $ref: `${FILE_RECORD_ID}#` } } } },
-            }
-          : { ...jsonString('One string: the matching records as Python tuples (instrument, data level, descriptor, start date, end date, version, extension), ordered by file_path; "[]" when none.', `[${pythonTuple(example)}]`), headers: QUERY_RESPONSE_HEADERS },
-      400: { ...jsonString('A parameter is unknown, repeated or malformed; the text says which and what is expected.', unknownParameterMessage('color')), headers: QUERY_RESPONSE_HEADERS },
     },
   };
 }

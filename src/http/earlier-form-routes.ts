@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { downloadEarlierForm, queryEarlierForm, uploadEarlierForm, type ServiceContext } from '../service/index.js';
-import { downloadSchema, querySchema, uploadSchema } from './api-schemas.js';
+import { downloadSchema, uploadSchema } from './api-schemas.js';
+import { querySchema } from './query-schemas.js';
 import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-route.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
 import { queryPairs } from './api-routes.js';
+import { eventsSchema } from './query-schemas.js';
 
 /** Comment line sent when idle, so proxies keep the connection open. */
 const HEARTBEAT_MS = 15_000;
@@ -17,7 +18,8 @@ export function feedRoute(ctx: ServiceContext) {
       for (const feed of open) feed.abort();
     });
 
-    app.get('/events', async (request, reply) => {
+    // Filters are checked by parseFeedRequest, with the spec's messages (query-schemas.ts).
+    app.get('/events', { schema: eventsSchema(ctx.mission), attachValidation: true }, async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
       const parsed = parseFeedRequest(ctx, queryPairs(request.url), Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
       if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.message);
@@ -28,11 +30,11 @@ export function feedRoute(ctx: ServiceContext) {
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, {
+        // What the hooks set (CORS policy, X-Request-Id): a hijacked reply does not send them by itself.
+        ...(reply.getHeaders() as Record<string, string>),
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-cache',
         Connection: 'keep-alive',
-        'Access-Control-Allow-Origin': '*',
-        'X-Request-Id': request.id,
       });
       out.write('retry: 2000\n\n');
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unknownParameterMessage } from '../../src/catalog/index.js';
 import { SAMPLE_NAME, SAMPLE_PATH, startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
 const MAG_NAME = 'imap_mag_l1b_burst_20240301_20240302_v01-02.cdf';
@@ -147,6 +148,28 @@ describe('the earlier form of the API (/v0) and its root aliases', () => {
       expect(await none.text()).toBe('"[]"');
     });
 
+    it('has one representation: Accept is not consulted, and format other than json is refused', async () => {
+      const tuples = "[('swe', 'l1a', 'sci', '20240105', '20240105', 'v00-01', 'cdf')]";
+      const csvAccept = await fetch(`${base}/v0/query?instrument=swe`, { headers: { Accept: 'text/csv' } });
+      expect(csvAccept.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await csvAccept.json()).toBe(tuples);
+      expect(await (await fetch(`${base}/v0/query?instrument=swe&format=json`)).json()).toBe(tuples);
+      const csv = await fetch(`${base}/v0/query?instrument=swe&format=csv`);
+      expect(csv.status).toBe(400);
+      expect(await csv.json()).toMatch(/^The earlier form \(\/v0\/query\) answers one string of Python tuples only/);
+    });
+
+    it('pages as the current form does, with a Link to the next page under /v0', async () => {
+      const first = await fetch(`${base}/v0/query?start_date=20240101&end_date=20240331&extension=cdf&limit=1`);
+      expect(first.headers.get('x-total-count')).toBe('2');
+      expect(await first.json()).toBe("[('mag', 'l1b', 'burst', '20240301', '20240302', 'v01-02', 'cdf')]");
+      const next = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1];
+      expect(next).toMatch(/\/v0\/query\?start_date=20240101&end_date=20240331&extension=cdf&limit=1&cursor=/);
+      const second = await fetch(next!);
+      expect(await second.json()).toBe("[('swe', 'l1a', 'sci', '20240105', '20240105', 'v00-01', 'cdf')]");
+      expect(second.headers.get('link')).toBeNull();
+    });
+
     it('streams a long answer that is still one valid JSON string', async () => {
       const days = Array.from({ length: 1200 }, (_, i) => new Date(Date.UTC(2030, 0, 1) + i * 86_400_000).toISOString().slice(0, 10).replace(/-/g, ''));
       for (const day of days) {
@@ -173,7 +196,7 @@ describe('the earlier form of the API (/v0) and its root aliases', () => {
 
     it('refuses an unknown, repeated or malformed parameter with the current form\'s 400 and headers', async () => {
       for (const [query, text] of [
-        ['color=red', 'color is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension'],
+        ['color=red', unknownParameterMessage('color')],
         ['instrument=swe&instrument=mag', 'instrument was given more than once. Give each query parameter at most once.'],
         ['start_date=2024-01-05', 'Invalid start_date "2024-01-05": expected a real date in YYYYMMDD format, e.g. 20240105.'],
       ]) {

@@ -160,7 +160,7 @@ describe('HTTP conventions', () => {
     });
 
     it('answer 405 with Allow for a known route asked with another method, whatever the body', async () => {
-      for (const path of ['/query', `/upload/${SAMPLE_PATH}`, `/upload/science/${SAMPLE_PATH}`, `/download/${SAMPLE_NAME}`, '/v0/query', `/v0/upload/science/${SAMPLE_PATH}`, '/healthz', '/readyz', '/version']) {
+      for (const path of ['/query', '/events', `/upload/${SAMPLE_PATH}`, `/upload/science/${SAMPLE_PATH}`, `/download/${SAMPLE_NAME}`, '/v0/query', `/v0/upload/science/${SAMPLE_PATH}`, '/healthz', '/readyz', '/version']) {
         for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
           const res = await fetch(`${base}${path}`, { method, body: method === 'DELETE' ? undefined : '<x/>', headers: { 'Content-Type': 'application/xml' } });
           expect(res.status, `${method} ${path}`).toBe(405);
@@ -235,6 +235,14 @@ describe('CORS narrowed by SDC_CORS_ORIGIN', () => {
       expect(other.status).toBe(200);
       expect(other.headers.get('access-control-allow-origin'), path).toBeNull();
     }
+    // The live feed writes its own head: it follows the policy too, and says its request id.
+    const abort = new AbortController();
+    const feed = await fetch(`${server.url}/events`, { headers: { Origin: PORTAL, 'X-Request-Id': 'feed-1' }, signal: abort.signal });
+    expect(feed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(feed.headers.get('access-control-allow-origin')).toBe(PORTAL);
+    expect(feed.headers.get('x-request-id')).toBe('feed-1');
+    abort.abort();
+
     const preflight = await fetch(`${server.url}/query`, {
       method: 'OPTIONS',
       headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'GET' },

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAP_MISSION } from '../../src/mission/index.js';
-import { parseQueryFilter, QUERY_PARAMETERS } from '../../src/catalog/index.js';
+import { ALL_QUERY_PARAMETERS, parseQueryFilter } from '../../src/catalog/index.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 interface Operation {
@@ -12,7 +12,7 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 /** What the issue asks the document to describe: both forms and the operational endpoints. */
-const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'none' }> = {
+const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'none' }> = {
   '/upload/{path}': { statuses: ['200', '400', '409'], params: 'path' },
   '/upload/science/{path}': { statuses: ['200', '400', '409'], params: 'path' },
   '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
@@ -20,6 +20,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 
   '/v0/upload/science/{path}': { statuses: ['200', '400', '409'], params: 'path' },
   '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
   '/v0/query': { statuses: ['200', '400'], params: 'query' },
+  '/events': { statuses: ['200', '400'], params: 'filters' },
   '/healthz': { statuses: ['200'], params: 'none' },
   '/readyz': { statuses: ['200', '503'], params: 'none' },
   '/version': { statuses: ['200'], params: 'none' },
@@ -71,15 +72,24 @@ describe('the OpenAPI description', () => {
       const params = get.parameters ?? [];
       if (expected.params === 'path') expect(params).toMatchObject([{ name: 'path', in: 'path', required: true }]);
       if (expected.params === 'query') {
-        expect(params.map((p) => p.name)).toEqual([...QUERY_PARAMETERS]);
+        expect(params.map((p) => p.name)).toEqual([...ALL_QUERY_PARAMETERS]);
         expect(params.every((p) => p.in === 'query' && !p.required)).toBe(true);
+      }
+      if (expected.params === 'filters') {
+        const filters = ALL_QUERY_PARAMETERS.filter((p) => !['limit', 'cursor', 'sort', 'format'].includes(p));
+        expect(params.map((p) => `${p.in}:${p.name}`)).toEqual([...filters.map((f) => `query:${f}`), 'header:last-event-id']);
       }
       if (expected.params === 'none') expect(params).toEqual([]);
     }
     expect(document.paths['/download/{path}']!.get!.responses['302']!.headers).toHaveProperty('Location');
-    expect(document.paths['/query']!.get!.responses['200']!.content).toEqual({
+    expect(document.paths['/query']!.get!.responses['200']!.content).toMatchObject({
       'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/FileRecord' } } },
+      'text/csv; charset=utf-8': {},
+      'application/x-ndjson': {},
     });
+    expect(Object.keys(document.paths['/query']!.get!.responses['200']!.headers!)).toEqual(
+      expect.arrayContaining(['Access-Control-Allow-Origin', 'X-Total-Count', 'X-Next-Cursor', 'Link']),
+    );
   });
 
   it('is generated from the routes: every path it names is a route the server has', () => {
@@ -119,6 +129,10 @@ describe('the OpenAPI description', () => {
       'instrument=swe&instrument=mag',
       'color=red',
       'start_date=20241301',
+      'sort=size',
+      'overlap=yes',
+      'limit=0',
+      'version=v1',
     ];
     for (const query of cases) {
       const expected = parseQueryFilter(new URLSearchParams(query), IMAP_MISSION);
@@ -131,5 +145,9 @@ describe('the OpenAPI description', () => {
         expect(body).not.toMatch(/must be|querystring\//);
       }
     }
+    const feed = await fetch(`${server.url}/events?instrument=nope`);
+    expect(feed.status).toBe(400);
+    const expected = parseQueryFilter([['instrument', 'nope']], IMAP_MISSION);
+    expect(await feed.text()).toBe(expected.ok ? '' : expected.message);
   });
 });

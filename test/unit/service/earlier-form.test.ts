@@ -42,11 +42,23 @@ describe('the earlier form re-presents the current operations', () => {
   });
 
   it('query: the records as one text of Python tuples; a 400 is the current answer', async () => {
-    const answer = queryEarlierForm(t.ctx, [['instrument', 'swe']]);
+    const answer = await queryEarlierForm(t.ctx, [['instrument', 'swe']]);
     expect(answer.statusCode).toBe(200);
-    expect(answer.headers).toEqual(query(t.ctx, []).headers);
+    expect(answer.headers).toEqual((await query(t.ctx, [])).headers);
     expect(isTextStream(answer.body)).toBe(true);
     expect(isTextStream(answer.body) && (await answer.body.text())).toBe("[('swe', 'l1a', 'sci', '20240105', '20240105', 'v00-01', 'cdf')]");
-    expect(queryEarlierForm(t.ctx, [['colour', 'red']])).toEqual(query(t.ctx, [['colour', 'red']]));
+    expect(await queryEarlierForm(t.ctx, [['colour', 'red']])).toEqual(await query(t.ctx, [['colour', 'red']]));
+  });
+
+  it('query: keeps pages, and refuses a representation other than its string', async () => {
+    await t.put('imap/mag/l1a/2024/01/imap_mag_l1a_sci_20240105_20240105_v00-01.cdf', 'mag');
+    const page = await queryEarlierForm(t.ctx, [['limit', '1']], { url: 'http://x.test/v0/query?limit=1' });
+    expect(page.headers?.['X-Total-Count']).toBe('2');
+    expect(page.headers?.Link).toMatch(/^<http:\/\/x\.test\/v0\/query\?limit=1&cursor=[^>]+>; rel="next"$/);
+    expect(isTextStream(page.body) && (await page.body.text())).toBe("[('mag', 'l1a', 'sci', '20240105', '20240105', 'v00-01', 'cdf')]");
+    for (const format of ['csv', 'ndjson']) {
+      expect(await queryEarlierForm(t.ctx, [['format', format]])).toMatchObject({ statusCode: 400, body: messages.formatNotInEarlierForm() });
+    }
+    expect((await queryEarlierForm(t.ctx, [['format', 'json']])).statusCode).toBe(200);
   });
 });
