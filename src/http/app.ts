@@ -3,6 +3,8 @@ import type { ServiceContext } from '../service/index.js';
 import { LocalObjectStore, type UrlSigner } from '../store/index.js';
 import { apiRoutes } from './api-routes.js';
 import { feedRoute } from './feed-route.js';
+import { coverageRoute } from './coverage-route.js';
+import { portalPlugin } from './portal-plugin.js';
 import { redactUrl } from './redact.js';
 import { storeRoutes } from './store-routes.js';
 
@@ -46,6 +48,8 @@ export async function buildApp({ ctx, signer, logger }: AppOptions): Promise<Fas
 
   await app.register(apiRoutes(ctx));
   await app.register(feedRoute(ctx));
+  await app.register(coverageRoute(ctx));
+  await app.register(portalPlugin(ctx.mission));
   if (ctx.store instanceof LocalObjectStore) {
     if (!signer) throw new Error('the local store needs a signer');
     await app.register(storeRoutes(ctx, ctx.store, signer));

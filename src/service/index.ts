@@ -8,3 +8,5 @@ export * from './download.js';
 export * from './query.js';
 export * from './record-formats.js';
 export * from './watch.js';
+export * from './coverage-spans.js';
+export * from './coverage.js';
