@@ -11,9 +11,9 @@ function coverageSchema(mission: MissionConfig) {
     summary: 'Coverage of the archive per instrument and data level',
     description:
       'Spans of consecutive days covered by files, per instrument and data level, for the files that GET /query ' +
-      'with the same parameters returns; ordered by instrument, data level and start date. A query with a span\'s ' +
-      'instrument, data_level, start_date and end_date returns exactly its files. Parameters and 400 messages are ' +
-      'those of GET /query.',
+      'with the same filters returns; ordered by instrument, data level and start date. A query with a span\'s ' +
+      'instrument, data_level, start_date and end_date returns exactly its files. Filters and 400 messages are ' +
+      'those of GET /query; its limit, cursor, sort and format are refused.',
     tags: ['portal'],
     querystring: {
       type: 'object',
@@ -23,9 +23,16 @@ function coverageSchema(mission: MissionConfig) {
         descriptor: { type: 'string', pattern: '^[A-Za-z0-9-]+$', examples: ['sci'] },
         start_date: date('Files whose start date is on or after this date, YYYYMMDD.'),
         end_date: date('Files whose start date is on or before this date, YYYYMMDD.'),
-        version: { type: 'string', pattern: '^(v\\d{2}-\\d{2}|\\*)$', description: 'vXX-YY, or * for any version.' },
+        version: {
+          type: 'string',
+          pattern: '^(v\\d{2}-\\d{2}|\\*|latest)$',
+          description: 'vXX-YY, * for any version, or latest for the highest version of each product.',
+        },
         extension: { type: 'string', enum: missionExtensions(mission) },
         file_path: { type: 'string', description: 'Stored path or file name of one file.' },
+        ingestion_start_date: { type: 'string', description: 'Files indexed at or after this, YYYYMMDD or ISO-8601 date-time.' },
+        ingestion_end_date: { type: 'string', description: 'Files indexed at or before this, YYYYMMDD or ISO-8601 date-time.' },
+        overlap: { type: 'string', enum: ['true', 'false'], description: 'true: dates select files whose span meets the range.' },
       },
       additionalProperties: false,
     },

@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { syntheticRecords } from '../../src/catalog/synthetic-records.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
+import { MAX_LOADED } from '../../web/src/search-limits.js';
 import { hasChromium, launchBrowser, NO_CHROMIUM_MESSAGE, RESULTS_DIR } from '../helpers/browser.js';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
@@ -10,14 +13,16 @@ const day = (d: number) => `202401${String(d).padStart(2, '0')}`;
 const swePath = (date: string) => `imap/swe/l1a/${date.slice(0, 4)}/${date.slice(4, 6)}/imap_swe_l1a_sci_${date}_${date}_v00-01.cdf`;
 const magPath = (date: string) => `imap/mag/l2/2024/01/imap_mag_l2_norm_${date}_${date}_v01-00.cdf`;
 const HIT_PATH = 'imap/hit/l0/2024/01/imap_hit_l0_raw_20240103_20240103_v00-01.pkts';
+const LO_PATH = 'imap/lo/l1b/2024/01/imap_lo_l1b_sci_20240110_20240112_v00-01.cdf';
 
-/** swe l1a: Jan 1-30 and Feb 15-16 (a gap between); mag l2: Jan 5-7; hit l0: Jan 3. */
+/** swe l1a: Jan 1-30 and Feb 15-16 (a gap between); mag l2: Jan 5-7; hit l0: Jan 3; lo l1b: one file, Jan 10-12. */
 const SEEDS: [string, string][] = [
   ...Array.from({ length: 30 }, (_, i) => swePath(day(i + 1))),
   swePath('20240215'),
   swePath('20240216'),
   ...[5, 6, 7].map((d) => magPath(day(d))),
   HIT_PATH,
+  LO_PATH,
 ].map((path) => [path, `bytes of ${path}\n`]);
 
 const rows = (page: Page) => page.locator('#results tbody tr');
@@ -92,6 +97,23 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     expect([address.get('sort'), address.get('order'), address.get('page')]).toEqual(['start_date', 'desc', '1']);
   });
 
+  it('offers the additive filters: overlap finds a file by a day inside its span', async () => {
+    await page.goto(server.url);
+    await page.getByLabel('Instrument').selectOption('lo');
+    await page.getByLabel('Start date from').fill('2024-01-11');
+    await page.getByLabel('Start date to').fill('2024-01-11');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.locator('#search-status').textContent()).toBe('No files match this search.');
+    await page.getByText('More filters').click();
+    await page.getByLabel('Dates match files whose span overlaps them').check();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => firstCells(page)).toEqual([LO_PATH.slice(LO_PATH.lastIndexOf('/') + 1)]);
+    expect(new URL(page.url()).searchParams.get('overlap')).toBe('true');
+    await page.reload();
+    await expect.poll(() => rows(page).count()).toBe(1);
+    expect(await page.getByLabel('Dates match files whose span overlaps them').isChecked()).toBe(true);
+  });
+
   it('follows a download link through /download and gets the bytes', async () => {
     await page.goto(`${server.url}/?instrument=mag&page=1`);
     const path = magPath(day(6));
@@ -106,19 +128,20 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     await page.goto(server.url);
     const figure = page.locator('#coverage-figure');
     await figure.waitFor();
-    await expect.poll(() => page.locator('#coverage-status').textContent()).toContain('36 files of 3 products');
+    await expect.poll(() => page.locator('#coverage-status').textContent()).toContain('37 files of 4 products');
     const table = await page.locator('#coverage-table tbody tr').evaluateAll((trs) =>
       trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 5).map((td) => td.textContent).join(' ')),
     );
-    // Mission order (hit, mag, swe), then date.
+    // Mission order (hit, lo, mag, swe), then date.
     expect(table).toEqual([
       'hit l0 2024-01-03 2024-01-03 1',
+      'lo l1b 2024-01-10 2024-01-12 1',
       'mag l2 2024-01-05 2024-01-07 3',
       'swe l1a 2024-01-01 2024-01-30 30',
       'swe l1a 2024-02-15 2024-02-16 2',
     ]);
 
-    // Rows from the top: hit l0, mag l2, swe l1a (y values 2, 1, 0).
+    // Rows from the top: hit l0, lo l1b, mag l2, swe l1a (y values 3, 2, 1, 0).
     const at = (date: string, row: number) => pointOf(page, Date.UTC(+date.slice(0, 4), +date.slice(4, 6) - 1, +date.slice(6, 8), 12) / 1000, row);
     const blue = (rgba: number[]) => rgba[3]! > 200 && rgba[2]! > 150 && rgba[0]! < 80;
     expect(blue(await pixel(page, await at('20240115', 0)))).toBe(true);
@@ -126,7 +149,9 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     expect(blue(await pixel(page, await at('20240206', 0)))).toBe(false); // the gap
     expect(blue(await pixel(page, await at('20240106', 1)))).toBe(true);
     expect(blue(await pixel(page, await at('20240115', 1)))).toBe(false); // mag has no Jan 15
-    expect(blue(await pixel(page, await at('20240103', 2)))).toBe(true);
+    expect(blue(await pixel(page, await at('20240103', 3)))).toBe(true);
+    expect(blue(await pixel(page, await at('20240112', 2)))).toBe(true); // a file's last day counts
+    expect(blue(await pixel(page, await at('20240113', 2)))).toBe(false);
     await page.locator('#coverage').screenshot({ path: `${RESULTS_DIR}/portal-coverage.png` });
 
     const point = await at('20240216', 0);
@@ -209,6 +234,34 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     await page.locator('#coverage-figure').waitFor();
     expect(await page.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(360);
     await page.screenshot({ path: `${RESULTS_DIR}/portal-narrow.png`, fullPage: true });
+  });
+});
+
+describe.skipIf(!hasChromium)('portal in a browser, with more matches than a search loads', () => {
+  let server: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.ctx.catalog.insertMany([...syntheticRecords(IMAP_MISSION, MAX_LOADED + 2000)]);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('loads one bounded page of /query, says how many matched in all, and shows 50 rows at a time', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${server.url}/?page=3`);
+    await expect.poll(() => page.locator('#search-status').textContent(), { timeout: 20_000 }).toBe(
+      `Showing the first ${MAX_LOADED.toLocaleString('en')} files (in path order) of ${(MAX_LOADED + 2000).toLocaleString('en')} matching files. ` +
+        'Narrow the search to see and sort them all.',
+    );
+    expect(await rows(page).count()).toBe(50);
+    expect(await page.locator('#page-label').textContent()).toBe(`Page 3 of ${MAX_LOADED / 50} (files 101–150)`);
+    await expect.poll(() => page.locator('#coverage-table tbody tr').count()).toBe(IMAP_MISSION.instruments.length * IMAP_MISSION.dataLevels.length);
+    await page.locator('#coverage').screenshot({ path: `${RESULTS_DIR}/portal-coverage-many.png` });
+    await page.close();
   });
 });
 

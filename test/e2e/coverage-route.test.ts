@@ -37,18 +37,29 @@ describe('GET /coverage', () => {
     const files = (await (await fetch(`${server.url}/query?instrument=swe&data_level=l1a&start_date=20240101&end_date=20240102`)).json()) as unknown[];
     expect(files).toHaveLength(span!.files);
     expect(await (await get('?descriptor=burst')).json()).toEqual([]);
+    // The additive filters of /query apply too.
+    expect(await (await get('?instrument=swe&version=latest&start_date=20240102&end_date=20240102')).json()).toEqual([
+      { instrument: 'swe', data_level: 'l1a', start_date: '20240102', end_date: '20240102', files: 1, size: 5 },
+    ]);
+    expect(await (await get('?instrument=mag&overlap=true&start_date=20240104&end_date=20240104')).json()).toHaveLength(1);
+    expect(await (await get('?instrument=mag&start_date=20240104&end_date=20240104')).json()).toEqual([]);
   });
 
   it('refuses what /query refuses, with the same messages', async () => {
-    for (const bad of ['?instrument=foo', '?start_date=2024', '?bogus=1', '?instrument=swe&instrument=mag', '?version=1', '?start_date=20240105&end_date=20240101']) {
+    for (const bad of ['?instrument=foo', '?start_date=2024', '?instrument=swe&instrument=mag', '?version=1', '?start_date=20240105&end_date=20240101', '?overlap=maybe']) {
       const res = await get(bad);
       const ref = await fetch(`${server.url}/query${bad}`);
       expect(res.status, bad).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await res.json()).toBe(await ref.json());
     }
-    expect(await (await get('?bogus=1')).json()).toBe(
-      'bogus is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension',
-    );
+    const valid =
+      'Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ' +
+      'ingestion_start_date, ingestion_end_date, overlap';
+    for (const name of ['bogus', 'limit', 'cursor', 'sort', 'format']) {
+      const res = await get(`?${name}=1`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toBe(`${name} is not a valid coverage parameter. ${valid}`);
+    }
   });
 });

@@ -47,10 +47,16 @@ export async function errorMessage(res: Response): Promise<string> {
   return text.trim() || `The service answered ${res.status} ${res.statusText}.`;
 }
 
-/** Streams the objects of a JSON array answer of `path?params`; throws ApiError on a refusal. */
-export async function* streamArray<T>(path: string, params: URLSearchParams, signal?: AbortSignal): AsyncGenerator<T> {
+/** A JSON array answer of `path?params`: its headers, and its objects as they stream in. */
+export interface ArrayAnswer<T> {
+  readonly headers: Headers;
+  readonly items: AsyncGenerator<T>;
+}
+
+/** Asks for a JSON array answer; throws ApiError, with the service's message, on a refusal. */
+export async function fetchArray<T>(path: string, params: URLSearchParams, signal?: AbortSignal): Promise<ArrayAnswer<T>> {
   const query = params.toString();
   const res = await fetch(`${path}${query ? `?${query}` : ''}`, { signal, headers: { Accept: 'application/json' } });
   if (!res.ok || !res.body) throw new ApiError(res.status, await errorMessage(res));
-  yield* jsonArrayObjects<T>(res.body);
+  return { headers: res.headers, items: jsonArrayObjects<T>(res.body) };
 }

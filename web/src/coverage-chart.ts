@@ -11,7 +11,8 @@ export interface Product {
 }
 
 const DAY = 86_400;
-const ROW_HEIGHT = 30;
+/** Pixels per row; rows get thinner when there are many products, so the plot stays in view. */
+const rowHeight = (rows: number) => (rows <= 12 ? 30 : rows <= 30 ? 22 : 16);
 const BAR_COLOR = '#1d5fbf';
 
 /** A span's extent on the time axis: 00:00 UTC of its first day to the end of its last. */
@@ -22,13 +23,13 @@ export function spanSeconds(span: CoverageSpan): readonly [number, number] {
 export const productLabel = (p: Pick<Product, 'instrument' | 'data_level'>) => `${p.instrument} ${p.data_level}`;
 
 /** Draws a product's spans as bars on its row: uPlot's extension point for custom series shapes. */
-function spanBars(spans: readonly CoverageSpan[], row: number): uPlot.Series.PathBuilder {
+function spanBars(spans: readonly CoverageSpan[], row: number, rowPx: number): uPlot.Series.PathBuilder {
   return (u) => {
     const fill = new Path2D();
     const min = u.scales.x!.min ?? -Infinity;
     const max = u.scales.x!.max ?? Infinity;
     const mid = u.valToPos(row, 'y', true);
-    const height = Math.min(ROW_HEIGHT * 0.6 * uPlot.pxRatio, Math.abs(u.valToPos(row + 1, 'y', true) - mid) * 0.7);
+    const height = Math.min(rowPx * 0.6 * uPlot.pxRatio, Math.abs(u.valToPos(row + 1, 'y', true) - mid) * 0.7);
     for (const span of spans) {
       const [from, to] = spanSeconds(span);
       if (to < min || from > max) continue;
@@ -60,7 +61,7 @@ export function drawCoverage(
 
   const opts: uPlot.Options = {
     width: Math.max(280, target.clientWidth),
-    height: rows * ROW_HEIGHT + 60,
+    height: rows * rowHeight(rows) + 60,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     legend: { show: false },
     // Room on the right for the last date label.
@@ -90,7 +91,7 @@ export function drawCoverage(
         values: (_u, splits) => splits.map((v) => productLabel(products[rows - 1 - v]!)),
       },
     ],
-    series: [{}, ...products.map((p, i) => ({ label: productLabel(p), fill: BAR_COLOR, paths: spanBars(p.spans, rowOf(i)), points: { show: false } }))],
+    series: [{}, ...products.map((p, i) => ({ label: productLabel(p), fill: BAR_COLOR, paths: spanBars(p.spans, rowOf(i), rowHeight(rows)), points: { show: false } }))],
     hooks: {
       // The scales' extent, so tests (and anyone) can tell where a date is drawn.
       setScale: [

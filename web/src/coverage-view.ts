@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import { ApiError, streamArray, type CoverageSpan } from './api.js';
+import { ApiError, fetchArray, type CoverageSpan } from './api.js';
 import { drawCoverage, productLabel, type Product } from './coverage-chart.js';
 import { formatBytes, isoDate, plural } from './format.js';
 import type { MissionConfig } from './mission.js';
@@ -49,7 +49,7 @@ export class CoverageView {
     this.el.status.textContent = 'Loading coverage…';
     const spans: CoverageSpan[] = [];
     try {
-      for await (const span of streamArray<CoverageSpan>('/coverage', new URLSearchParams())) spans.push(span);
+      for await (const span of (await fetchArray<CoverageSpan>('/coverage', new URLSearchParams())).items) spans.push(span);
     } catch (err) {
       this.el.status.className = 'error';
       this.el.status.textContent = `Coverage could not be loaded: ${err instanceof ApiError ? err.message : (err as Error).message}`;

@@ -33,6 +33,8 @@ const search = new SearchView(
 function runSearch(state: SearchState, push: boolean): void {
   if (push) history.pushState(null, '', stateToUrl(state));
   setForm(form, state.query);
+  // Show the less used filters when the search uses them.
+  if (['ingestion_start_date', 'ingestion_end_date', 'overlap'].some((name) => state.query.has(name))) byId<HTMLDetailsElement>('more-filters').open = true;
   void search.run(state);
 }
 

@@ -1,8 +1,11 @@
 import { apiDate, isoDate } from './format.js';
 import { missionExtensions, type MissionConfig } from './mission.js';
 
-/** The form's fields: the query parameters of GET /query (interface spec 4.3), same names. */
-export const SEARCH_FIELDS = ['instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension'] as const;
+/** The form's fields: the filters of GET /query (interface spec 4.3 and docs/query.md), same names. */
+export const SEARCH_FIELDS = [
+  'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
+  'ingestion_start_date', 'ingestion_end_date', 'overlap',
+] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 export const SORT_KEYS = [
@@ -67,6 +70,10 @@ export function formQuery(form: HTMLFormElement): URLSearchParams {
   const query = new URLSearchParams();
   for (const name of SEARCH_FIELDS) {
     const field = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement;
+    if (field.type === 'checkbox') {
+      if ((field as HTMLInputElement).checked) query.set(name, 'true');
+      continue;
+    }
     const value = field.value.trim();
     if (value === '') continue;
     query.set(name, field.type === 'date' ? apiDate(value) : value);
@@ -78,6 +85,10 @@ export function setForm(form: HTMLFormElement, query: URLSearchParams): void {
   for (const name of SEARCH_FIELDS) {
     const field = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement;
     const value = query.get(name) ?? '';
+    if (field.type === 'checkbox') {
+      (field as HTMLInputElement).checked = value === 'true';
+      continue;
+    }
     if (field instanceof HTMLSelectElement && value !== '' && ![...field.options].some((o) => o.value === value)) {
       // A value the mission does not know: keep it visible, the service will say what is wrong.
       field.add(new Option(value, value));

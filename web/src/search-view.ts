@@ -1,14 +1,9 @@
-import { ApiError, streamArray, type CoverageSpan, type FileRecord } from './api.js';
+import { ApiError, fetchArray, type FileRecord } from './api.js';
 import { formatBytes, plural } from './format.js';
 import { ResultsTable, sortRecords } from './results-table.js';
 import type { SearchState, SortKey } from './search-state.js';
+import { MAX_LOADED } from './search-limits.js';
 
-/**
- * Most records a search keeps in the page. The table shows one page of them at a
- * time; past this many, reading stops (the download is cancelled) and the page says
- * how many matched in all, so memory stays bounded whatever the archive holds.
- */
-export const MAX_LOADED = 10_000;
 
 export interface SearchElements {
   readonly table: HTMLTableElement;
@@ -24,7 +19,7 @@ export class SearchView {
   private records: FileRecord[] = [];
   private state: SearchState | undefined;
   private loading: AbortController | undefined;
-  /** Matches in all when more than MAX_LOADED; else the records loaded. */
+  /** Matches in all (X-Total-Count). */
   private total: number | undefined;
 
   constructor(
@@ -51,13 +46,14 @@ export class SearchView {
     this.el.pager.hidden = true;
     this.el.status.className = '';
     this.el.status.textContent = 'Searching…';
-    let capped = false;
+    let total: number | undefined;
     try {
-      for await (const record of streamArray<FileRecord>('/query', state.query, loading.signal)) {
-        if (this.records.length === MAX_LOADED) {
-          capped = true;
-          break;
-        }
+      const params = new URLSearchParams(state.query);
+      params.set('limit', String(MAX_LOADED));
+      const answer = await fetchArray<FileRecord>('/query', params, loading.signal);
+      const header = Number(answer.headers.get('X-Total-Count') ?? NaN);
+      total = Number.isFinite(header) ? header : undefined;
+      for await (const record of answer.items) {
         this.records.push(record);
         if (this.records.length % 1000 === 0) this.el.status.textContent = `Searching… ${plural(this.records.length, 'file')} so far`;
       }
@@ -68,8 +64,6 @@ export class SearchView {
         err instanceof ApiError ? `The search was refused: ${err.message}` : `The search failed: ${(err as Error).message}. Try again.`;
       return;
     }
-    if (loading.signal.aborted) return;
-    const total = capped ? await this.countAll(state.query, loading.signal) : this.records.length;
     if (loading.signal.aborted) return;
     sortRecords(this.records, state.sort, state.order);
     this.render(total);
@@ -101,17 +95,6 @@ export class SearchView {
     this.render();
   }
 
-  /** Matches in all, from the coverage aggregate (a span's files are the query's files). */
-  private async countAll(query: URLSearchParams, signal: AbortSignal): Promise<number | undefined> {
-    try {
-      let total = 0;
-      for await (const span of streamArray<CoverageSpan>('/coverage', query, signal)) total += span.files;
-      return total;
-    } catch {
-      return undefined;
-    }
-  }
-
   private render(total: number | undefined = this.total): void {
     this.total = total;
     const state = this.state!;
@@ -126,10 +109,10 @@ export class SearchView {
     this.el.status.className = '';
     if (count === 0) {
       this.el.status.textContent = 'No files match this search.';
-    } else if (total === undefined || count < total) {
+    } else if (total !== undefined && count < total) {
       this.el.status.textContent =
-        `Showing the first ${plural(count, 'file')} (in path order) of ${total === undefined ? 'more' : total.toLocaleString('en')} ` +
-        'matching files. Narrow the search to see and sort them all.';
+        `Showing the first ${plural(count, 'file')} (in path order) of ${total.toLocaleString('en')} matching files. ` +
+        'Narrow the search to see and sort them all.';
     } else {
       this.el.status.textContent = `${plural(count, 'file')} match, ${formatBytes(bytes)} in all.`;
     }
