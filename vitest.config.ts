@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The portal's assets (web/dist), which the server serves at /.
+    globalSetup: ['test/helpers/build-portal.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.

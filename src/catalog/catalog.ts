@@ -1,3 +1,4 @@
+import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
@@ -19,6 +20,11 @@ export interface Catalog {
   query(filter: QueryFilter, options?: QueryOptions): AsyncIterable<FileRecord>;
   /** How many records match. */
   count(filter: QueryFilter): Promise<number>;
+  /**
+   * Matching files grouped by instrument, data level and start date, in that order,
+   * fetched a page at a time: what GET /coverage merges into spans.
+   */
+  coverage(filter: QueryFilter): AsyncIterable<CoverageDay>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /** Cheap liveness check for /readyz. */

@@ -1,5 +1,6 @@
 export * from './catalog.js';
 export * from './file-record.js';
+export * from './coverage-day.js';
 export * from './query-filter.js';
 export * from './open-catalog.js';
 export * from './query-options.js';

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
+import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { QueryFilter } from './query-filter.js';
 import { DEFAULT_SORT, positionOf, type QueryOptions, type QueryPosition, type QuerySort } from './query-options.js';
@@ -79,6 +80,42 @@ export class KyselyCatalog implements Catalog {
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /** Groups in (instrument, data_level, start_date) order, keyset-paged like query. */
+  async *coverage(filter: QueryFilter): AsyncIterable<CoverageDay> {
+    let after: readonly [string, string, string] | undefined;
+    for (;;) {
+      let q = applyFilter(this.db.selectFrom('files'), filter);
+      if (after !== undefined) {
+        const [instrument, level, start] = after;
+        q = q.where((eb) =>
+          eb(eb.refTuple('files.instrument', 'files.data_level', 'files.start_date'), '>', eb.tuple(instrument, level, start)),
+        );
+      }
+      const rows = await q
+        .select((eb) => [
+          'files.instrument',
+          'files.data_level',
+          'files.start_date',
+          eb.fn.max('files.end_date').as('end_date'),
+          eb.fn.countAll().as('files'),
+          eb.fn.sum('files.size').as('size'),
+        ])
+        .groupBy(['files.instrument', 'files.data_level', 'files.start_date'])
+        .orderBy('files.instrument')
+        .orderBy('files.data_level')
+        .orderBy('files.start_date')
+        .limit(QUERY_PAGE_SIZE)
+        .execute();
+      for (const row of rows) {
+        // COUNT and SUM come back as strings from PostgreSQL (bigint/numeric).
+        yield { ...row, end_date: String(row.end_date), files: Number(row.files), size: Number(row.size) };
+      }
+      if (rows.length < QUERY_PAGE_SIZE) return;
+      const last = rows[rows.length - 1]!;
+      after = [last.instrument, last.data_level, last.start_date];
+    }
   }
 
   async *paths(): AsyncIterable<string> {

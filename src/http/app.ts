@@ -9,6 +9,8 @@ import { frameworkErrors } from './framework-errors.js';
 import { registerOpenApi } from './openapi.js';
 import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
+import { coverageRoute } from './coverage-route.js';
+import { portalPlugin } from './portal-plugin.js';
 import { storeRoutes } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
 
@@ -54,6 +56,8 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*' }: AppOpt
   await app.register(feedRoute(ctx));
   await app.register(earlierFormRoutes(ctx), { prefix: '/v0' });
   await app.register(opsRoutes(ctx));
+  await app.register(coverageRoute(ctx));
+  await app.register(portalPlugin(ctx.mission));
   if (ctx.store instanceof LocalObjectStore) {
     if (!signer) throw new Error('the local store needs a signer');
     await app.register(storeRoutes(ctx, ctx.store, signer));

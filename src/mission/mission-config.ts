@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-
 /**
  * What a mission's naming convention allows. The built-in default is the
  * interface spec's mission (`imap`); a data centre for another mission points
@@ -66,24 +64,6 @@ export function validateMissionConfig(raw: unknown, source = 'mission config'): 
     extensionByLevel: Object.freeze(extensionByLevel),
     defaultExtension,
   });
-}
-
-/** The mission named by SDC_MISSION_CONFIG, or the built-in default. */
-export function loadMissionConfig(path: string | undefined): MissionConfig {
-  if (!path) return IMAP_MISSION;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new MissionConfigError(`cannot read mission config ${path}: ${(err as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new MissionConfigError(`mission config ${path} is not valid JSON: ${(err as Error).message}`);
-  }
-  return validateMissionConfig(raw, path);
 }
 
 /** Extension the convention requires for a data level. */

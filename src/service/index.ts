@@ -10,3 +10,5 @@ export * from './record-formats.js';
 export * from './watch.js';
 export * from './python-tuples.js';
 export * from './earlier-form.js';
+export * from './coverage-spans.js';
+export * from './coverage.js';

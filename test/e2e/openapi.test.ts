@@ -12,7 +12,7 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 /** What the issue asks the document to describe: both forms and the operational endpoints. */
-const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'none' }> = {
+const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'coverage' | 'none' }> = {
   '/upload/{path}': { statuses: ['200', '400', '409'], params: 'path' },
   '/upload/science/{path}': { statuses: ['200', '400', '409'], params: 'path' },
   '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
@@ -21,6 +21,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 
   '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
   '/v0/query': { statuses: ['200', '400'], params: 'query' },
   '/events': { statuses: ['200', '400'], params: 'filters' },
+  '/coverage': { statuses: ['200', '400'], params: 'coverage' },
   '/healthz': { statuses: ['200'], params: 'none' },
   '/readyz': { statuses: ['200', '503'], params: 'none' },
   '/version': { statuses: ['200'], params: 'none' },
@@ -78,6 +79,10 @@ describe('the OpenAPI description', () => {
       if (expected.params === 'filters') {
         const filters = ALL_QUERY_PARAMETERS.filter((p) => !['limit', 'cursor', 'sort', 'format'].includes(p));
         expect(params.map((p) => `${p.in}:${p.name}`)).toEqual([...filters.map((f) => `query:${f}`), 'header:last-event-id']);
+      }
+      if (expected.params === 'coverage') {
+        const filters = ALL_QUERY_PARAMETERS.filter((p) => !['limit', 'cursor', 'sort', 'format'].includes(p));
+        expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(filters.map((f) => `query:${f}`).sort());
       }
       if (expected.params === 'none') expect(params).toEqual([]);
     }

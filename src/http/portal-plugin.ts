@@ -1,0 +1,62 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
+import type { MissionConfig } from '../mission/index.js';
+
+/** Where `npm run build` (web/build.js) puts the portal: the same from src/http and dist/http. */
+export const PORTAL_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+/** The page's mission (names, instruments, levels) goes in here, so it needs no extra request. */
+const MISSION_PLACEHOLDER = '{"mission":"placeholder"}';
+
+// Scripts and styles only from the service itself; uploads may PUT to an object store elsewhere.
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src *; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/**
+ * The browser portal at `/`, its assets under `/assets/`. The assets are built at
+ * `npm run build` (and so at `npm install`); without them the API still runs and `/`
+ * says how to build them.
+ */
+export function portalPlugin(mission: MissionConfig, dir: string = PORTAL_DIR) {
+  return async function (app: FastifyInstance): Promise<void> {
+    const indexFile = `${dir}index.html`;
+    if (!existsSync(indexFile)) {
+      app.log.warn({ dir }, 'portal assets are not built; run npm run build');
+      app.get('/', (_request, reply) =>
+        reply
+          .code(503)
+          .type('text/plain; charset=utf-8')
+          .send('The portal is not built. Run `npm run build` in the service folder, then restart it. The API works meanwhile.'),
+      );
+      return;
+    }
+    const template = readFileSync(indexFile, 'utf8');
+    if (!template.includes(MISSION_PLACEHOLDER)) throw new Error(`${indexFile} lacks the mission placeholder ${MISSION_PLACEHOLDER}`);
+    // `<` escaped so no value can close the script element.
+    const page = template.replace(MISSION_PLACEHOLDER, () => JSON.stringify(mission).replace(/</g, '\\u003c'));
+
+    const pageHeaders = (reply: FastifyReply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('Cache-Control', 'no-cache')
+        .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+        .header('X-Content-Type-Options', 'nosniff');
+    // `hide` keeps the page out of the OpenAPI document (@fastify/swagger reads it).
+    app.get('/', { schema: { hide: true } as FastifySchema }, (_request, reply) => pageHeaders(reply).send(page));
+
+    await app.register(fastifyStatic, {
+      root: `${dir}assets`,
+      prefix: '/assets/',
+      decorateReply: false,
+      index: false,
+      // File names carry no hash: revalidate each time (cheap, ETag/Last-Modified).
+      cacheControl: true,
+      maxAge: 0,
+      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+      schemaHide: true,
+    });
+  };
+}

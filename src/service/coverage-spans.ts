@@ -1,0 +1,48 @@
+import type { CoverageDay } from '../catalog/index.js';
+
+/** A run of consecutive days of one product with at least one file covering each. */
+export interface CoverageSpan {
+  readonly instrument: string;
+  readonly data_level: string;
+  /** `YYYYMMDD`, first day covered. */
+  readonly start_date: string;
+  /** `YYYYMMDD`, last day covered (inclusive). */
+  readonly end_date: string;
+  /** Files whose start date lies in the span: what a query of the span returns. */
+  readonly files: number;
+  readonly size: number;
+}
+
+/** `YYYYMMDD` of the day after (calendar dates only; the catalog holds nothing else). */
+export function nextDay(date: string): string {
+  const d = new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8)) + 1));
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(d.getUTCFullYear()).padStart(4, '0')}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}`;
+}
+
+/**
+ * Merges days ordered by product then start date into spans: a day joins the current
+ * span when it starts no later than the day after the span's end (touching or
+ * overlapping). Holds one span at a time, so memory stays flat whatever the archive.
+ */
+export async function* coverageSpans(days: AsyncIterable<CoverageDay>): AsyncIterable<CoverageSpan> {
+  let span: { -readonly [K in keyof CoverageSpan]: CoverageSpan[K] } | undefined;
+  for await (const day of days) {
+    // A file whose end date precedes its start date still covers its start date.
+    const end = day.end_date > day.start_date ? day.end_date : day.start_date;
+    if (
+      span &&
+      span.instrument === day.instrument &&
+      span.data_level === day.data_level &&
+      day.start_date <= nextDay(span.end_date)
+    ) {
+      if (end > span.end_date) span.end_date = end;
+      span.files += day.files;
+      span.size += day.size;
+      continue;
+    }
+    if (span) yield span;
+    span = { instrument: day.instrument, data_level: day.data_level, start_date: day.start_date, end_date: end, files: day.files, size: day.size };
+  }
+  if (span) yield span;
+}

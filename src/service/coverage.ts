@@ -1,0 +1,31 @@
+import { ALL_QUERY_PARAMETERS, parseQueryFilter } from '../catalog/index.js';
+import { coverageSpans } from './coverage-spans.js';
+import { QUERY_HEADERS, type Envelope } from './envelope.js';
+import type { ServiceContext } from './service-context.js';
+
+/** /query's parameters that shape its answer (pages, order, format) mean nothing for spans. */
+const ANSWER_PARAMETERS = ['limit', 'cursor', 'sort', 'format'];
+
+/** Everything /coverage takes: the filters of /query. */
+export const COVERAGE_PARAMETERS = ALL_QUERY_PARAMETERS.filter((name) => !ANSWER_PARAMETERS.includes(name));
+
+/**
+ * GET /coverage: what the archive holds, as spans of consecutive covered days per
+ * instrument and data level, for the files a /query with the same filters returns.
+ * Same filters, messages and headers as /query; spans stream out ordered by
+ * instrument, data level and start date.
+ */
+export function coverage(ctx: ServiceContext, pairs: Iterable<readonly [string, string]>): Envelope {
+  const list = [...pairs];
+  const unknown = list.find(([name]) => !COVERAGE_PARAMETERS.includes(name));
+  if (unknown) {
+    return {
+      statusCode: 400,
+      headers: QUERY_HEADERS,
+      body: `${unknown[0]} is not a valid coverage parameter. Valid parameters are: ${COVERAGE_PARAMETERS.join(', ')}`,
+    };
+  }
+  const parsed = parseQueryFilter(list, ctx.mission);
+  if (!parsed.ok) return { statusCode: 400, headers: QUERY_HEADERS, body: parsed.message };
+  return { statusCode: 200, headers: QUERY_HEADERS, body: coverageSpans(ctx.catalog.coverage(parsed.filter)) };
+}

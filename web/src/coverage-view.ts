@@ -1,0 +1,99 @@
+import type uPlot from 'uplot';
+import { ApiError, fetchArray, type CoverageSpan } from './api.js';
+import { drawCoverage, productLabel, type Product } from './coverage-chart.js';
+import { formatBytes, isoDate, plural } from './format.js';
+import type { MissionConfig } from './mission.js';
+
+export interface CoverageElements {
+  readonly status: HTMLElement;
+  readonly figure: HTMLElement;
+  readonly plot: HTMLElement;
+  readonly hover: HTMLElement;
+  readonly table: HTMLTableElement;
+}
+
+/** Products in the mission's order (instruments, then data levels), not alphabetical. */
+function groupProducts(spans: readonly CoverageSpan[], mission: MissionConfig): Product[] {
+  const byKey = new Map<string, CoverageSpan[]>();
+  for (const span of spans) {
+    const key = `${span.instrument}\u0000${span.data_level}`;
+    let list = byKey.get(key);
+    if (!list) byKey.set(key, (list = []));
+    list.push(span);
+  }
+  const rank = (list: readonly string[], value: string) => (list.includes(value) ? list.indexOf(value) : list.length);
+  return [...byKey.values()]
+    .map((list) => ({ instrument: list[0]!.instrument, data_level: list[0]!.data_level, spans: list }))
+    .sort(
+      (a, b) =>
+        rank(mission.instruments, a.instrument) - rank(mission.instruments, b.instrument) ||
+        rank(mission.dataLevels, a.data_level) - rank(mission.dataLevels, b.data_level),
+    );
+}
+
+const describe = (p: Product, s: CoverageSpan) =>
+  `${productLabel(p)}: ${isoDate(s.start_date)} to ${isoDate(s.end_date)}, ${plural(s.files, 'file')}, ${formatBytes(s.size)}`;
+
+/** The coverage section: GET /coverage drawn as a timeline, and the same spans as a table. */
+export class CoverageView {
+  private chart: uPlot | undefined;
+
+  constructor(
+    private readonly el: CoverageElements,
+    private readonly mission: MissionConfig,
+    private readonly onPick: (span: CoverageSpan) => void,
+  ) {}
+
+  async load(): Promise<void> {
+    this.el.status.className = '';
+    this.el.status.textContent = 'Loading coverage…';
+    const spans: CoverageSpan[] = [];
+    try {
+      for await (const span of (await fetchArray<CoverageSpan>('/coverage', new URLSearchParams())).items) spans.push(span);
+    } catch (err) {
+      this.el.status.className = 'error';
+      this.el.status.textContent = `Coverage could not be loaded: ${err instanceof ApiError ? err.message : (err as Error).message}`;
+      return;
+    }
+    const products = groupProducts(spans, this.mission);
+    this.chart?.destroy();
+    this.chart = undefined;
+    this.el.figure.hidden = products.length === 0;
+    this.fillTable(products);
+    if (products.length === 0) {
+      this.el.status.textContent = 'The archive holds no files yet.';
+      return;
+    }
+    const files = spans.reduce((n, s) => n + s.files, 0);
+    const first = spans.reduce((d, s) => (s.start_date < d ? s.start_date : d), spans[0]!.start_date);
+    const last = spans.reduce((d, s) => (s.end_date > d ? s.end_date : d), spans[0]!.end_date);
+    this.el.status.textContent =
+      `${plural(files, 'file')} of ${plural(products.length, 'product')} from ${isoDate(first)} to ${isoDate(last)}, ` +
+      `in ${plural(spans.length, 'span')} of covered days. The table below lists them.`;
+    this.chart = drawCoverage(
+      this.el.plot,
+      products,
+      (_p, span) => this.onPick(span),
+      (p, span) => (this.el.hover.textContent = p && span ? `${describe(p, span)}. Click to search.` : '\u00a0'),
+    );
+  }
+
+  private fillTable(products: readonly Product[]): void {
+    const body = document.createElement('tbody');
+    for (const product of products) {
+      for (const span of product.spans) {
+        const tr = body.insertRow();
+        const cells = [span.instrument, span.data_level, isoDate(span.start_date), isoDate(span.end_date), span.files.toLocaleString('en'), formatBytes(span.size)];
+        for (const text of cells) tr.insertCell().textContent = text;
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'secondary';
+        button.textContent = 'Search';
+        button.setAttribute('aria-label', `Search ${describe(product, span)}`);
+        button.addEventListener('click', () => this.onPick(span));
+        tr.insertCell().append(button);
+      }
+    }
+    this.el.table.tBodies[0]!.replaceWith(body);
+  }
+}

@@ -1,0 +1,76 @@
+import './portal.css';
+import { CoverageView } from './coverage-view.js';
+import { exampleFileName, FILE_NAME_FORM, pageMission } from './mission.js';
+import { fillChoices, formQuery, setForm, stateFromUrl, stateToUrl, type SearchState } from './search-state.js';
+import { SearchView } from './search-view.js';
+import { UploadPanel } from './upload-panel.js';
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+const mission = pageMission();
+const title = `${mission.name.toUpperCase()} science data`;
+document.title = title;
+byId('site-title').textContent = title;
+byId('name-form').textContent = FILE_NAME_FORM;
+byId('name-example').textContent = exampleFileName(mission);
+
+const form = byId<HTMLFormElement>('search-form');
+fillChoices(form, mission);
+
+const results = byId('results-region');
+const search = new SearchView(
+  {
+    table: byId('results'),
+    status: byId('search-status'),
+    pager: byId('pager'),
+    pageLabel: byId('page-label'),
+    perPage: byId('page-size'),
+  },
+  // Sorting and paging change the address in place; a new search adds a history entry.
+  (state) => history.replaceState(null, '', stateToUrl(state)),
+);
+
+function runSearch(state: SearchState, push: boolean): void {
+  if (push) history.pushState(null, '', stateToUrl(state));
+  setForm(form, state.query);
+  // Show the less used filters when the search uses them.
+  if (['ingestion_start_date', 'ingestion_end_date', 'overlap'].some((name) => state.query.has(name))) byId<HTMLDetailsElement>('more-filters').open = true;
+  void search.run(state);
+}
+
+function showUrl(): void {
+  const state = stateFromUrl(location.search);
+  if (state) runSearch(state, false);
+  else {
+    form.reset();
+    search.clear('Choose what to look for, then press Search. An empty search lists every file.');
+  }
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const current = stateFromUrl(location.search);
+  runSearch({ query: formQuery(form), sort: current?.sort ?? 'file_path', order: current?.order ?? 'asc', page: 1, perPage: current?.perPage ?? 50 }, true);
+});
+byId('search-clear').addEventListener('click', () => {
+  history.pushState(null, '', '/');
+  // After the form's own reset has run.
+  setTimeout(showUrl);
+});
+window.addEventListener('popstate', showUrl);
+
+const coverage = new CoverageView(
+  { status: byId('coverage-status'), figure: byId('coverage-figure'), plot: byId('coverage-plot'), hover: byId('coverage-hover'), table: byId('coverage-table') },
+  mission,
+  (span) => {
+    const query = new URLSearchParams({ instrument: span.instrument, data_level: span.data_level, start_date: span.start_date, end_date: span.end_date });
+    runSearch({ query, sort: 'file_path', order: 'asc', page: 1, perPage: 50 }, true);
+    results.focus();
+    results.scrollIntoView({ block: 'start' });
+  },
+);
+
+new UploadPanel(byId('upload-form'), byId('upload-files'), byId('api-key'), byId('upload-list'), mission, () => void coverage.load());
+
+showUrl();
+void coverage.load();

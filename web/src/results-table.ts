@@ -1,0 +1,93 @@
+import type { FileRecord } from './api.js';
+import { formatBytes, formatTimestamp, isoDate } from './format.js';
+import type { SortKey } from './search-state.js';
+
+interface Column {
+  readonly key: SortKey;
+  readonly label: string;
+  readonly cell: (record: FileRecord) => string | Node;
+  readonly numeric?: boolean;
+}
+
+const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+function downloadLink(record: FileRecord): Node {
+  const a = document.createElement('a');
+  // Through /download, so the service's redirect and signed address apply.
+  a.href = `/download/${record.file_path.split('/').map(encodeURIComponent).join('/')}`;
+  a.textContent = fileName(record.file_path);
+  a.title = `Download ${record.file_path}`;
+  a.setAttribute('download', '');
+  return a;
+}
+
+const COLUMNS: readonly Column[] = [
+  { key: 'file_path', label: 'File', cell: downloadLink },
+  { key: 'instrument', label: 'Instrument', cell: (r) => r.instrument },
+  { key: 'data_level', label: 'Level', cell: (r) => r.data_level },
+  { key: 'descriptor', label: 'Descriptor', cell: (r) => r.descriptor },
+  { key: 'start_date', label: 'Start', cell: (r) => isoDate(r.start_date) },
+  { key: 'end_date', label: 'End', cell: (r) => isoDate(r.end_date) },
+  { key: 'version', label: 'Version', cell: (r) => r.version },
+  { key: 'extension', label: 'Ext.', cell: (r) => r.extension },
+  { key: 'size', label: 'Size', cell: (r) => formatBytes(r.size), numeric: true },
+  { key: 'ingestion_date', label: 'Ingested', cell: (r) => formatTimestamp(r.ingestion_date) },
+];
+
+/** Orders records by a column, ties broken by path so every order is stable and complete. */
+export function sortRecords(records: FileRecord[], key: SortKey, order: 'asc' | 'desc'): FileRecord[] {
+  const sign = order === 'asc' ? 1 : -1;
+  return records.sort((a, b) => {
+    const x = a[key];
+    const y = b[key];
+    const c = x < y ? -1 : x > y ? 1 : 0;
+    return c !== 0 ? sign * c : a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0;
+  });
+}
+
+/**
+ * The results table: sortable headers (buttons, with aria-sort) and one page of rows
+ * in the DOM at a time, however many records are loaded.
+ */
+export class ResultsTable {
+  constructor(
+    private readonly table: HTMLTableElement,
+    onSort: (key: SortKey) => void,
+  ) {
+    const head = table.tHead!.rows[0]!;
+    for (const column of COLUMNS) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.dataset.key = column.key;
+      if (column.numeric) th.className = 'numeric';
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'sort';
+      button.textContent = column.label;
+      button.addEventListener('click', () => onSort(column.key));
+      th.append(button);
+      head.append(th);
+    }
+  }
+
+  show(records: readonly FileRecord[], sort: SortKey, order: 'asc' | 'desc'): void {
+    for (const th of this.table.tHead!.rows[0]!.cells) {
+      const sorted = th.dataset.key === sort;
+      th.setAttribute('aria-sort', sorted ? (order === 'asc' ? 'ascending' : 'descending') : 'none');
+    }
+    const body = document.createElement('tbody');
+    for (const record of records) {
+      const tr = body.insertRow();
+      for (const [i, column] of COLUMNS.entries()) {
+        const cell = document.createElement(i === 0 ? 'th' : 'td');
+        if (i === 0) cell.setAttribute('scope', 'row');
+        if (column.numeric) cell.className = 'numeric';
+        cell.dataset.label = column.label;
+        cell.append(column.cell(record));
+        tr.append(cell);
+      }
+    }
+    this.table.tBodies[0]!.replaceWith(body);
+    this.table.hidden = records.length === 0;
+  }
+}

@@ -1,0 +1,98 @@
+import { apiDate, isoDate } from './format.js';
+import { missionExtensions, type MissionConfig } from './mission.js';
+
+/** The form's fields: the filters of GET /query (interface spec 4.3 and docs/query.md), same names. */
+export const SEARCH_FIELDS = [
+  'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
+  'ingestion_start_date', 'ingestion_end_date', 'overlap',
+] as const;
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
+export const SORT_KEYS = [
+  'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'size', 'ingestion_date',
+] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+/**
+ * A search as the page's address holds it: the query parameters as the API spells
+ * them (so `/?instrument=swe&start_date=20240101` is `/query?instrument=swe&start_date=20240101`),
+ * plus how the table shows the answer. Bookmark it, share it, reload it.
+ */
+export interface SearchState {
+  readonly query: URLSearchParams;
+  readonly sort: SortKey;
+  readonly order: 'asc' | 'desc';
+  readonly page: number;
+  readonly perPage: number;
+}
+
+export const PER_PAGE_CHOICES = [25, 50, 100, 250];
+
+/** The state in an address, or undefined when it names no search. */
+export function stateFromUrl(search: string): SearchState | undefined {
+  const params = new URLSearchParams(search);
+  const query = new URLSearchParams();
+  for (const [name, value] of params) if ((SEARCH_FIELDS as readonly string[]).includes(name) && value !== '') query.append(name, value);
+  if (!params.has('page') && [...query].length === 0) return undefined;
+  const sort = params.get('sort') ?? '';
+  const perPage = Number(params.get('per_page'));
+  return {
+    query,
+    sort: (SORT_KEYS as readonly string[]).includes(sort) ? (sort as SortKey) : 'file_path',
+    order: params.get('order') === 'desc' ? 'desc' : 'asc',
+    page: Math.max(1, Math.floor(Number(params.get('page'))) || 1),
+    perPage: PER_PAGE_CHOICES.includes(perPage) ? perPage : 50,
+  };
+}
+
+export function stateToUrl(state: SearchState): string {
+  const params = new URLSearchParams(state.query);
+  params.set('sort', state.sort);
+  params.set('order', state.order);
+  params.set('page', String(state.page));
+  params.set('per_page', String(state.perPage));
+  return `/?${params.toString()}`;
+}
+
+/** Instrument, data level and extension choices from the mission the server runs. */
+export function fillChoices(form: HTMLFormElement, mission: MissionConfig): void {
+  const add = (name: SearchField, values: readonly string[]) => {
+    const select = form.elements.namedItem(name) as HTMLSelectElement;
+    for (const value of values) select.add(new Option(value, value));
+  };
+  add('instrument', mission.instruments);
+  add('data_level', mission.dataLevels);
+  add('extension', missionExtensions(mission));
+}
+
+/** The query parameters the form asks for; empty fields are left out (= any). */
+export function formQuery(form: HTMLFormElement): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of SEARCH_FIELDS) {
+    const field = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement;
+    if (field.type === 'checkbox') {
+      if ((field as HTMLInputElement).checked) query.set(name, 'true');
+      continue;
+    }
+    const value = field.value.trim();
+    if (value === '') continue;
+    query.set(name, field.type === 'date' ? apiDate(value) : value);
+  }
+  return query;
+}
+
+export function setForm(form: HTMLFormElement, query: URLSearchParams): void {
+  for (const name of SEARCH_FIELDS) {
+    const field = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement;
+    const value = query.get(name) ?? '';
+    if (field.type === 'checkbox') {
+      (field as HTMLInputElement).checked = value === 'true';
+      continue;
+    }
+    if (field instanceof HTMLSelectElement && value !== '' && ![...field.options].some((o) => o.value === value)) {
+      // A value the mission does not know: keep it visible, the service will say what is wrong.
+      field.add(new Option(value, value));
+    }
+    field.value = field.type === 'date' && /^\d{8}$/.test(value) ? isoDate(value) : value;
+  }
+}

@@ -1,0 +1,144 @@
+import { errorMessage } from './api.js';
+import { parseFileName, storedPath, type MissionConfig } from './mission.js';
+
+interface Item {
+  readonly file: File;
+  readonly li: HTMLLIElement;
+  readonly message: HTMLElement;
+  readonly progress: HTMLProgressElement;
+  /** Stored path, when the name passes the mission's checks. */
+  readonly path: string | undefined;
+  /** Address of a search that finds the file once stored. */
+  readonly search: string | undefined;
+  done: boolean;
+}
+
+/** PUTs the bytes to a signed address, reporting progress; resolves with the answer's status and text. */
+function put(address: string, file: File, onProgress: (fraction: number) => void): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    // XMLHttpRequest, because fetch cannot report upload progress.
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', address);
+    xhr.upload.addEventListener('progress', (e) => e.lengthComputable && onProgress(e.loaded / e.total));
+    xhr.addEventListener('load', () => resolve({ status: xhr.status, text: xhr.responseText }));
+    xhr.addEventListener('error', () => reject(new Error('the connection to the store failed')));
+    // No Content-Type, as the mission's own client sends the bytes.
+    xhr.send(file.slice(0, file.size, ''));
+  });
+}
+
+/**
+ * The upload section: each picked file is checked with the mission's naming rules
+ * (the server's own code) before anything is sent; valid ones go through
+ * GET /upload/{path} then a PUT to the signed address, with a progress bar each.
+ */
+export class UploadPanel {
+  private items: Item[] = [];
+
+  constructor(
+    private readonly form: HTMLFormElement,
+    private readonly input: HTMLInputElement,
+    private readonly apiKey: HTMLInputElement,
+    private readonly list: HTMLUListElement,
+    private readonly mission: MissionConfig,
+    private readonly onUploaded: () => void,
+  ) {
+    input.addEventListener('change', () => this.pick([...(input.files ?? [])]));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.send();
+    });
+  }
+
+  private pick(files: readonly File[]): void {
+    this.list.replaceChildren();
+    this.items = files.map((file) => {
+      const parsed = parseFileName(file.name, this.mission);
+      const li = document.createElement('li');
+      const name = document.createElement('span');
+      name.className = 'file-name';
+      name.textContent = file.name;
+      const progress = document.createElement('progress');
+      progress.max = 1;
+      progress.value = 0;
+      progress.setAttribute('aria-label', `Upload progress of ${file.name}`);
+      const message = document.createElement('span');
+      message.className = parsed.ok ? 'message' : 'message error';
+      li.append(name, progress, message);
+      this.list.append(li);
+      if (!parsed.ok) {
+        progress.hidden = true;
+        message.textContent = `Will not be sent: ${parsed.message}`;
+        return { file, li, message, progress, path: undefined, search: undefined, done: true };
+      }
+      const v = parsed.value;
+      const path = storedPath(v);
+      message.textContent = `Name is valid; will be stored as ${path}.`;
+      const query = new URLSearchParams({
+        instrument: v.instrument,
+        data_level: v.dataLevel,
+        descriptor: v.descriptor,
+        start_date: v.startDate,
+        end_date: v.startDate,
+        version: v.version,
+        page: '1',
+      });
+      return { file, li, message, progress, path, search: `/?${query.toString()}`, done: false };
+    });
+  }
+
+  private async send(): Promise<void> {
+    const todo = this.items.filter((item) => !item.done);
+    if (this.items.length === 0) {
+      this.list.replaceChildren(Object.assign(document.createElement('li'), { className: 'message error', textContent: 'Choose one or more files first.' }));
+      return;
+    }
+    let stored = 0;
+    for (const item of todo) if (await this.sendOne(item)) stored++;
+    if (stored > 0) this.onUploaded();
+  }
+
+  private async sendOne(item: Item): Promise<boolean> {
+    const fail = (text: string) => {
+      item.message.className = 'message error';
+      item.message.textContent = text;
+      item.progress.hidden = true;
+      return false;
+    };
+    item.done = true;
+    item.message.className = 'message';
+    item.message.textContent = 'Asking for an upload address…';
+    const headers: Record<string, string> = {};
+    if (this.apiKey.value.trim() !== '') headers['X-API-Key'] = this.apiKey.value.trim();
+    let address: string;
+    try {
+      const res = await fetch(`/upload/${item.path!}`, { headers });
+      if (!res.ok) return fail(`${refusal(res.status)}: ${await errorMessage(res)}`);
+      address = (await res.json()) as string;
+    } catch (err) {
+      item.done = false;
+      return fail(`Not uploaded: the service could not be reached (${(err as Error).message}). Try again.`);
+    }
+    item.message.textContent = 'Uploading…';
+    try {
+      const { status, text } = await put(address, item.file, (f) => (item.progress.value = f));
+      if (status < 200 || status > 299) return fail(`${refusal(status)}: ${text.trim() || `the store answered ${status}`}`);
+    } catch (err) {
+      item.done = false;
+      return fail(`Not uploaded: ${(err as Error).message}. Try again.`);
+    }
+    item.progress.value = 1;
+    item.message.textContent = `Uploaded as ${item.path!}. `;
+    const link = Object.assign(document.createElement('a'), { href: item.search!, textContent: 'Find it' });
+    link.setAttribute('aria-label', `Find ${item.file.name} by search`);
+    item.message.append(link);
+    return true;
+  }
+}
+
+function refusal(status: number): string {
+  if (status === 409) return 'Not uploaded, already in the archive';
+  if (status === 400) return 'Not uploaded, the name was refused';
+  if (status === 401 || status === 403) return 'Not uploaded, not allowed';
+  return `Not uploaded (${status})`;
+}
