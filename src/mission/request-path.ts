@@ -12,6 +12,11 @@ export type RequestPath =
   /** A valid name under a directory other than its canonical one. */
   | { readonly kind: 'wrong_directory'; readonly expected: string };
 
+/** A valid name under folders other than its canonical ones (upload refuses it; the CLI checks first). */
+export function wrongDirectoryMessage(expected: string): string {
+  return `The path does not match the file name's stored location. Expected ${expected} (or the bare file name).`;
+}
+
 /**
  * Resolves `imap/swe/l1a/2024/01/<name>` or a bare `<name>`. The stored path is always
  * rebuilt from the parsed name, never taken from the input, so no client path (`..`,
