@@ -1,14 +1,11 @@
-import { exampleFileName, FILE_NAME_FORM, storedPath, parseFileName, wrongDirectoryMessage, type MissionConfig } from '../mission/index.js';
+import { exampleStoredPath, FILE_NAME_FORM, wrongDirectoryMessage, type MissionConfig } from '../mission/index.js';
+
+export { exampleStoredPath };
 
 /**
  * The service's own messages (interface spec 4.1, 7.2); the naming rules' messages
  * (7.1) live in mission/naming-errors.ts and the query's (7.3) in catalog/query-filter.ts.
  */
-export function exampleStoredPath(mission: MissionConfig): string {
-  const parsed = parseFileName(exampleFileName(mission), mission);
-  return parsed.ok ? storedPath(parsed.value) : exampleFileName(mission);
-}
-
 export const messages = {
   /** 409 of spec 4.1 / 7.1. */
   alreadyExists: (path: string) => `${path} already exists.`,
