@@ -86,13 +86,13 @@ export class Client {
   }
 
   /** A signed PUT address for a path (after the local name checks). */
-  uploadAddress(path: string): Promise<string> {
+  async uploadAddress(path: string): Promise<string> {
     this.storedPath(path);
     return requestUploadAddress(this.ctx, path);
   }
 
   /** The signed GET address the service redirects to. */
-  downloadAddress(pathOrName: string): Promise<string> {
+  async downloadAddress(pathOrName: string): Promise<string> {
     return requestDownloadAddress(this.ctx, this.storedPath(pathOrName));
   }
 

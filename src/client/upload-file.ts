@@ -46,8 +46,9 @@ export async function uploadFile(ctx: ClientContext, localFile: string, options:
       putSent = true;
       const res = await ctx.transport.signed(address, {
         method: 'PUT',
-        // Signed without a content type, as the mission's client sends it.
-        headers: { 'content-type': '', 'content-length': String(size) },
+        // No Content-Type, as the mission's client sends it: signed addresses do not cover one.
+        // Content-Length is required by S3 (no chunked uploads to a presigned PUT).
+        headers: { 'content-length': String(size) },
         body: meteredFile(localFile, size, options.onProgress),
       });
       if (res.statusCode >= 300) throw errorForStatus('transfer', res.statusCode, await readMessage(res));
