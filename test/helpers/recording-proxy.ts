@@ -33,10 +33,10 @@ export class RecordingProxy {
   ) {}
 
   static async start(): Promise<RecordingProxy> {
-    let proxy: RecordingProxy | undefined;
-    const server = createServer((req, res) => proxy!.handle(req, res));
+    const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new RecordingProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const proxy = new RecordingProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    server.on('request', (req, res) => proxy.handle(req, res));
     return proxy;
   }
 
