@@ -22,7 +22,8 @@ export interface TransferProgressOptions {
  * lines go through here so they print above the bars instead of through them.
  */
 export class TransferProgress {
-  private readonly bars: cliProgress.MultiBar | undefined;
+  /** Unset once stopped: later lines go straight to their stream. */
+  private bars: cliProgress.MultiBar | undefined;
   private readonly overall: cliProgress.SingleBar | undefined;
   private completed = 0;
 
@@ -35,7 +36,7 @@ export class TransferProgress {
       clearOnComplete: true,
       linewrap: false,
       fps: 8,
-      barsize: 24,
+      barsize: 20,
     });
     if (options.files > 1) this.overall = this.bars.create(options.files, 0, { label: 'files', unit: 'files' });
   }
@@ -76,6 +77,7 @@ export class TransferProgress {
 
   stop(): void {
     this.bars?.stop();
+    this.bars = undefined;
   }
 }
 
@@ -85,13 +87,22 @@ interface BarPayload {
   known?: boolean;
 }
 
+const LABEL = 40;
+
+/** A name cut in the middle to `width` (its start and its dates/version both stay readable), padded. */
+function fit(name: string, width: number): string {
+  if (name.length <= width) return name.padEnd(width);
+  const head = Math.ceil((width - 1) / 2);
+  return `${name.slice(0, head)}…${name.slice(name.length - (width - 1 - head))}`;
+}
+
 /** `name  [#####-----]  42%  12.3 MiB / 29.0 MiB  ETA 3s`; files: `files [###---] 3/10`. */
 function renderLine(options: cliProgress.Options, params: cliProgress.Params, payload: BarPayload): string {
-  const width = options.barsize ?? 24;
+  const width = options.barsize ?? 20;
   const filled = Math.round(Math.min(1, params.progress) * width);
   const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
-  if (payload.unit === 'files') return `${'files'.padEnd(28)} ${bar} ${params.value}/${params.total}`;
-  const label = payload.label.length > 28 ? `…${payload.label.slice(-27)}` : payload.label.padEnd(28);
+  if (payload.unit === 'files') return `${'files'.padEnd(LABEL)} ${bar} ${params.value}/${params.total}`;
+  const label = fit(payload.label, LABEL);
   if (!payload.known) return `${label} ${'·'.repeat(width)} ${formatBytes(params.value)}`;
   const percent = `${Math.floor(params.progress * 100)}%`.padStart(4);
   const eta = Number.isFinite(params.eta) && params.value < params.total ? `  ETA ${params.eta}s` : '';
