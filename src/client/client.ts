@@ -75,13 +75,13 @@ export class Client {
     return findRecord(this.ctx, this.storedPath(pathOrName));
   }
 
-  /** Uploads a file inside the data directory under its path relative to it. */
-  upload(localFile: string, options: UploadOptions): Promise<UploadResult> {
+  /** Uploads a file inside the data directory (default: the working directory) under its path relative to it. */
+  upload(localFile: string, options: UploadOptions = { dataDir: '.' }): Promise<UploadResult> {
     return uploadFile(this.ctx, localFile, options);
   }
 
-  /** Downloads a file (full stored path or bare name) to `<dest>/<stored path>`. */
-  download(pathOrName: string, options: DownloadOptions): Promise<DownloadResult> {
+  /** Downloads a file (full stored path or bare name) to `<dest>/<stored path>` (default dest: the working directory). */
+  download(pathOrName: string, options: DownloadOptions = { dest: '.' }): Promise<DownloadResult> {
     return downloadFile(this.ctx, pathOrName, options);
   }
 

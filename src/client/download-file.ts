@@ -29,7 +29,7 @@ export interface DownloadResult {
   readonly localPath: string;
   /** `present`: an identical copy was already there, nothing was fetched. */
   readonly status: 'downloaded' | 'present';
-  /** Bytes already on disk from an interrupted run, fetched no more. */
+  /** Bytes already on disk from an interrupted run, not fetched again. */
   readonly resumedFrom: number;
   /** The bytes matched the catalog's SHA-256. */
   readonly verified: boolean;
@@ -56,19 +56,13 @@ export async function downloadFile(ctx: ClientContext, pathOrName: string, optio
   const part = localPath + PARTIAL_SUFFIX;
   for (let fresh = false; ; fresh = true) {
     if (fresh) await rm(part, { force: true });
-    let resumedFrom: number | undefined;
-    await withRetry(
-      ctx.retry,
-      async () => {
-        const offset = await fetchInto(ctx, path, part, record?.size, options.onProgress);
-        resumedFrom ??= offset;
-      },
-      ctx.onRetry,
-    );
+    const leftOver = await fileSizeOrZero(part);
+    const resumedFrom = record?.size !== undefined && leftOver > record.size ? 0 : leftOver;
+    await withRetry(ctx.retry, () => fetchInto(ctx, path, part, record?.size, options.onProgress), ctx.onRetry);
     const problem = await integrityProblem(part, record);
     if (problem === undefined) {
       await rename(part, localPath);
-      return { path, localPath, status: 'downloaded', resumedFrom: resumedFrom ?? 0, verified: record?.sha256 !== undefined };
+      return { path, localPath, status: 'downloaded', resumedFrom, verified: record?.sha256 !== undefined };
     }
     if (fresh) {
       await rm(part, { force: true });
@@ -90,11 +84,11 @@ async function storedPathOf(ctx: ClientContext, pathOrName: string): Promise<str
   throw new BadResponseError(`the server offered ${pathOrName} for download, which is not a stored path`);
 }
 
-/** One attempt: from the end of the partial file (if any) to the end of the object. Returns the offset it started at. */
-async function fetchInto(ctx: ClientContext, path: string, part: string, size: number | undefined, onProgress?: ProgressListener): Promise<number> {
+/** One attempt: from the end of the partial file (if any) to the end of the object. */
+async function fetchInto(ctx: ClientContext, path: string, part: string, size: number | undefined, onProgress?: ProgressListener): Promise<void> {
   let offset = await fileSizeOrZero(part);
   if (size !== undefined && offset > size) offset = await truncate(part);
-  if (size !== undefined && offset === size && offset > 0) return offset;
+  if (size !== undefined && offset === size && offset > 0) return;
   const address = await requestDownloadAddress(ctx, path);
   let res = await ctx.transport.signed(address, { headers: offset > 0 ? { range: `bytes=${offset}-` } : {} });
   if (offset > 0 && (res.statusCode === 416 || (res.statusCode === 206 && rangeStart(res.headers['content-range']) !== offset))) {
@@ -123,7 +117,6 @@ async function fetchInto(ctx: ClientContext, path: string, part: string, size: n
     if (cut) throw new NetworkError(`${path}: transfer cut off after ${done} bytes (${(cut as NodeJS.ErrnoException).code ?? cut.message})`, undefined, { cause: cut });
     throw new LocalFileError(`cannot write ${part}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, undefined, { cause: err });
   }
-  return offset;
 }
 
 /** Whether the local file is the catalog's file: same size, then same SHA-256. */

@@ -7,7 +7,7 @@ import { sampleTree, sha256, startClientWorld, writeTree, type ClientWorld } fro
 
 const SPEC_FIELDS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension'];
 
-describe('sdc upload and sdc query against a real server', () => {
+describe('sdc upload and sdc query against a real server', { timeout: 120_000 }, () => {
   let world: ClientWorld;
   let dataDir: string;
   const tree = sampleTree();

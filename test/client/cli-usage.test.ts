@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { startClientWorld, type ClientWorld } from './client-world.js';
 
-describe('sdc client commands: usage, help, configuration', () => {
+describe('sdc client commands: usage, help, configuration', { timeout: 120_000 }, () => {
   let world: ClientWorld;
   beforeAll(async () => {
     world = await startClientWorld();

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { resolveRequestPath, type MissionConfig } from '../../mission/index.js';
 import type { ArchiveRecord } from '../archive-record.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, hasFilter, type FilterFlags } from './filter-options.js';
@@ -51,8 +52,9 @@ Examples:
       const { config, client } = openClient(command, flags, (line) => (progress ? progress.message(line) : message(line)));
       let spool: SpooledRecords | undefined;
       try {
-        let items: Iterable<DownloadItem> | AsyncIterable<DownloadItem> = names.map((label) => ({ label }));
-        let total = names.length;
+        const named = distinctFiles(names, config.mission);
+        let items: Iterable<DownloadItem> | AsyncIterable<DownloadItem> = named.map((label) => ({ label }));
+        let total = named.length;
         if (flags.query) {
           spool = await spoolRecords(client.records(filterFrom(flags)));
           total = spool.count;
@@ -85,6 +87,18 @@ Examples:
         await client.close();
       }
     });
+}
+
+/** Each file once, however it was named (path or bare name): two writers of one `.part` would spoil it. */
+function distinctFiles(names: readonly string[], mission: MissionConfig): string[] {
+  const seen = new Set<string>();
+  return names.filter((name) => {
+    const resolved = resolveRequestPath(name, mission);
+    const key = resolved.kind === 'file' ? resolved.path : name;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 async function* fromRecords(records: AsyncIterable<ArchiveRecord>): AsyncIterable<DownloadItem> {

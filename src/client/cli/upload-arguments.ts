@@ -1,5 +1,5 @@
 import { opendir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { LocalFileError } from '../client-errors.js';
 import { PARTIAL_SUFFIX } from '../download-file.js';
 
@@ -30,7 +30,9 @@ export async function expandUploadArguments(args: readonly string[]): Promise<Up
       }
     }
   }
-  return items;
+  // Each file once, however it was named.
+  const seen = new Set<string>();
+  return items.filter(({ file }) => !seen.has(resolve(file)) && seen.add(resolve(file)));
 }
 
 async function* walk(dir: string): AsyncIterable<string> {
