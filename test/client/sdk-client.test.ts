@@ -87,6 +87,20 @@ describe('the SDK against a real server', () => {
     expect(world.proxy.requests).toHaveLength(0);
   });
 
+  it('counts an upload whose answer was lost as done when the archive holds the same bytes', async () => {
+    const path = 'imap/glows/l2/2024/06/imap_glows_l2_hist_20240601_20240601_v00-01.cdf';
+    await writeTree(dataDir, { [path]: Buffer.from('glows histogram') });
+    world.proxy.inject((r) => r.method === 'PUT', { dropAnswer: true });
+    expect(await client.upload(join(dataDir, path), { dataDir })).toEqual({ path, size: 15 });
+    expect(world.proxy.seen('/upload/')).toHaveLength(2);
+    expect(world.proxy.seen('/store/', 'PUT')).toHaveLength(1);
+
+    // The same name with other bytes is a conflict, not a success.
+    const other = await world.folder('other');
+    await writeTree(other, { [path]: Buffer.from('other bytes') });
+    await expect(client.upload(join(other, path), { dataDir: other })).rejects.toThrow(ConflictError);
+  });
+
   it('turns an unreachable server into a NetworkError after its retries', async () => {
     const attempts: number[] = [];
     const offline = new Client({ url: 'http://127.0.0.1:9', retry: { retries: 2, baseDelayMs: 1 }, onRetry: (_e, n) => attempts.push(n) });

@@ -7,8 +7,15 @@ export interface SeenRequest {
   readonly headers: IncomingHttpHeaders;
 }
 
-/** What to do instead of forwarding: answer with a status, or forward and cut the answer after some body bytes. */
-export type Fault = { readonly status: number; readonly body?: string } | { readonly cutAfter: number };
+/**
+ * What to do instead of forwarding plainly: answer with a status; forward and cut the
+ * answer after some body bytes; or forward and drop the connection before any answer
+ * (the request took effect, the client cannot know).
+ */
+export type Fault =
+  | { readonly status: number; readonly body?: string }
+  | { readonly cutAfter: number }
+  | { readonly dropAnswer: true };
 
 interface PendingFault {
   readonly match: (req: SeenRequest) => boolean;
@@ -76,6 +83,10 @@ export class RecordingProxy {
     const upstream = request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
       (answer) => {
+        if (fault && 'dropAnswer' in fault) {
+          answer.resume();
+          return void res.socket?.destroy();
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         if (!fault) return void answer.pipe(res);
         // Forward the first `cutAfter` body bytes, then drop the connection mid-answer.

@@ -32,6 +32,8 @@ Examples:
         const count = await writeRecords(client.records(filterFrom(flags)), flags.output, process.stdout);
         if (!flags.quiet && flags.output === 'table') message(count === 0 ? 'No files match.' : `${count} file${count === 1 ? '' : 's'}`);
       } catch (err) {
+        // The reader stopped reading (`sdc query | head`): that is its choice, not a failure.
+        if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
         message(`sdc query: ${describe(err)}`);
         process.exitCode = 1;
       } finally {

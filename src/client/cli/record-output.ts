@@ -13,9 +13,18 @@ const TABLE_SAMPLE = 1000;
  * `csv` (header row, then RFC 4180 rows of every field). Returns the number written.
  */
 export async function writeRecords(records: AsyncIterable<ArchiveRecord>, format: OutputFormat, out: NodeJS.WritableStream): Promise<number> {
+  // A reader that goes away (`| head`) shows up as an 'error' on the stream: end the loop with it.
+  // The listener stays: the error of the last write can arrive after the loop is over.
+  let failed: Error | undefined;
+  out.on('error', (err: Error) => (failed = err));
   const write = async (text: string) => {
+    if (failed) throw failed;
     if (!out.write(text)) await once(out, 'drain');
   };
+  return writeAll(records, format, write);
+}
+
+async function writeAll(records: AsyncIterable<ArchiveRecord>, format: OutputFormat, write: (text: string) => Promise<void>): Promise<number> {
   let count = 0;
   if (format === 'json') {
     await write('[');
