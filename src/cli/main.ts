@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { registerServeCommand } from './serve-command.js';
+import { registerClientCommands } from '../client/cli/register-client-commands.js';
 
 /** `sdc`: one command, a subcommand per job. */
 const program = new Command('sdc')
@@ -9,6 +10,7 @@ const program = new Command('sdc')
   .exitOverride();
 
 registerServeCommand(program);
+registerClientCommands(program);
 
 try {
   await program.parseAsync(process.argv);

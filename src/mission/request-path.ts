@@ -1,4 +1,5 @@
 import { parseFileName, type ScienceFileName } from './file-name.js';
+import { exampleFileName } from './naming-errors.js';
 import type { MissionConfig } from './mission-config.js';
 import type { NamingRule } from './naming-errors.js';
 import { storedDirectory, storedPath } from './stored-path.js';
@@ -11,6 +12,17 @@ export type RequestPath =
   | { readonly kind: 'invalid_name'; readonly rule: NamingRule; readonly message: string }
   /** A valid name under a directory other than its canonical one. */
   | { readonly kind: 'wrong_directory'; readonly expected: string };
+
+/** The stored path of the mission's example name, for messages that show one. */
+export function exampleStoredPath(mission: MissionConfig): string {
+  const parsed = parseFileName(exampleFileName(mission), mission);
+  return parsed.ok ? storedPath(parsed.value) : exampleFileName(mission);
+}
+
+/** A valid name under folders other than its canonical ones (upload refuses it; the CLI checks first). */
+export function wrongDirectoryMessage(expected: string): string {
+  return `The path does not match the file name's stored location. Expected ${expected} (or the bare file name).`;
+}
 
 /**
  * Resolves `imap/swe/l1a/2024/01/<name>` or a bare `<name>`. The stored path is always

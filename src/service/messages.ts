@@ -1,20 +1,16 @@
-import { exampleFileName, FILE_NAME_FORM, storedPath, parseFileName, type MissionConfig } from '../mission/index.js';
+import { exampleStoredPath, FILE_NAME_FORM, wrongDirectoryMessage, type MissionConfig } from '../mission/index.js';
+
+export { exampleStoredPath };
 
 /**
  * The service's own messages (interface spec 4.1, 7.2); the naming rules' messages
  * (7.1) live in mission/naming-errors.ts and the query's (7.3) in catalog/query-filter.ts.
  */
-export function exampleStoredPath(mission: MissionConfig): string {
-  const parsed = parseFileName(exampleFileName(mission), mission);
-  return parsed.ok ? storedPath(parsed.value) : exampleFileName(mission);
-}
-
 export const messages = {
   /** 409 of spec 4.1 / 7.1. */
   alreadyExists: (path: string) => `${path} already exists.`,
   /** Upload path whose folders are not the name's canonical folders. */
-  wrongDirectory: (expected: string) =>
-    `The path does not match the file name's stored location. Expected ${expected} (or the bare file name).`,
+  wrongDirectory: wrongDirectoryMessage,
   /** 400 of spec 7.2. */
   noFileInPath: () =>
     'No file name in the path. Please give the file to download in the path, e.g. /download/path/to/file/filename.pkts',

@@ -1,0 +1,106 @@
+import type { Command } from 'commander';
+import { resolveRequestPath, type MissionConfig } from '../../mission/index.js';
+import type { ArchiveRecord } from '../archive-record.js';
+import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
+import { addFilterOptions, filterFrom, hasFilter, type FilterFlags } from './filter-options.js';
+import { spoolRecords, type SpooledRecords } from './query-spool.js';
+import { describe, RunTally } from './run-tally.js';
+import { TransferProgress } from './transfer-progress.js';
+import { runPool } from './worker-pool.js';
+
+interface DownloadFlags extends ClientFlags, FilterFlags {
+  readonly query?: boolean;
+  readonly force?: boolean;
+  readonly jobs: number;
+}
+
+interface DownloadItem {
+  /** What the user named (or the stored path a query found). */
+  readonly label: string;
+  readonly record?: ArchiveRecord;
+}
+
+/** `sdc download <path-or-name...>` or `sdc download --query <filters>`: files into the local mirror. */
+export function registerDownloadCommand(program: Command, prefix: string): void {
+  const cmd = program
+    .command('download')
+    .description('download files into the data directory at their stored paths, skipping identical copies, resuming partial ones')
+    .argument('[path-or-name...]', 'stored paths or bare file names')
+    .option('--query', 'download every file the filter options match (instead of named files)');
+  addFilterOptions(cmd)
+    .option('-f, --force', 'download even when an identical copy is already in the data directory')
+    .option('-j, --jobs <n>', 'files downloaded at once', wholeNumber(1, 64), 4);
+  addConnectionOptions(cmd, prefix, { dataDir: true })
+    .addHelpText(
+      'after',
+      `
+Each file lands at <data dir>/<stored path>; an unfinished one is kept as <file>.part and
+resumed by the next run. Downloads are checked against the catalog's size and SHA-256.
+
+Examples:
+  $ sdc download imap_swe_l1a_sci_20240105_20240105_v00-01.cdf
+  $ sdc download --data-dir ~/imap-data imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240301_v01-00.cdf
+  $ sdc download --query --instrument swe --data-level l1a --start-date 20240101 --end-date 20240131 --jobs 8
+  $ ${prefix}_DATA_DIR=~/imap-data sdc download --query --instrument hit --force`,
+    )
+    .action(async (names: string[], flags: DownloadFlags, command: Command) => {
+      if (flags.query && names.length > 0) command.error('error: give file names or --query with filter options, not both', { exitCode: 2 });
+      if (!flags.query && names.length === 0) command.error('error: name the files to download, or use --query with filter options', { exitCode: 2 });
+      if (!flags.query && hasFilter(flags)) command.error('error: filter options select files only with --query', { exitCode: 2 });
+      const message = (line: string) => process.stderr.write(`${line}\n`);
+      let progress: TransferProgress | undefined;
+      const { config, client } = openClient(command, flags, (line) => (progress ? progress.message(line) : message(line)));
+      let spool: SpooledRecords | undefined;
+      try {
+        const named = distinctFiles(names, config.mission);
+        let items: Iterable<DownloadItem> | AsyncIterable<DownloadItem> = named.map((label) => ({ label }));
+        let total = named.length;
+        if (flags.query) {
+          spool = await spoolRecords(client.records(filterFrom(flags)));
+          total = spool.count;
+          items = fromRecords(spool.records());
+        }
+        progress = new TransferProgress({ stderr: process.stderr, stdout: process.stdout, quiet: flags.quiet === true, files: total });
+        const tally = new RunTally<'downloaded' | 'resumed' | 'already present'>('download', progress);
+        await runPool(items, flags.jobs, async ({ label, record }) => {
+          const bar = progress!.file(label.slice(label.lastIndexOf('/') + 1));
+          try {
+            const result = await client.download(record?.file_path ?? label, { dest: config.dataDir, force: flags.force, record, onProgress: bar.update });
+            tally.succeeded(result.status === 'present' ? 'already present' : result.resumedFrom > 0 ? 'resumed' : 'downloaded');
+            progress!.data(result.localPath);
+          } catch (err) {
+            tally.fail(label, err);
+          } finally {
+            bar.done();
+            progress!.fileFinished();
+          }
+        });
+        progress.stop();
+        if (flags.query && total === 0 && !flags.quiet) message('sdc download: no files match the query');
+        process.exitCode = tally.finish(flags.quiet === true);
+      } catch (err) {
+        progress?.stop();
+        message(`sdc download: ${describe(err)}`);
+        process.exitCode = 1;
+      } finally {
+        await spool?.remove();
+        await client.close();
+      }
+    });
+}
+
+/** Each file once, however it was named (path or bare name): two writers of one `.part` would spoil it. */
+function distinctFiles(names: readonly string[], mission: MissionConfig): string[] {
+  const seen = new Set<string>();
+  return names.filter((name) => {
+    const resolved = resolveRequestPath(name, mission);
+    const key = resolved.kind === 'file' ? resolved.path : name;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function* fromRecords(records: AsyncIterable<ArchiveRecord>): AsyncIterable<DownloadItem> {
+  for await (const record of records) yield { label: record.file_path, record };
+}

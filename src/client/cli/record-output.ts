@@ -1,0 +1,96 @@
+import { once } from 'node:events';
+import { ALL_FIELDS, SPEC_FIELDS, type ArchiveRecord, type RecordField } from '../archive-record.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'csv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Rows read before the table's column widths are fixed; later rows widen their own cells only. */
+const TABLE_SAMPLE = 1000;
+
+/**
+ * Writes records as they stream in, so a huge answer never sits in memory:
+ * `table` (the spec's fields, aligned columns), `json` (one JSON array of every field),
+ * `csv` (header row, then RFC 4180 rows of every field). Returns the number written.
+ */
+export async function writeRecords(records: AsyncIterable<ArchiveRecord>, format: OutputFormat, out: NodeJS.WritableStream): Promise<number> {
+  // A reader that goes away (`| head`) shows up as an 'error' on the stream: end the loop with it.
+  // The listener stays: the error of the last write can arrive after the loop is over.
+  let failed: Error | undefined;
+  out.on('error', (err: Error) => (failed = err));
+  // Lines are gathered into chunks of about CHUNK characters: stdout to a file or pipe is a
+  // system call per write, and a million one-line writes cost more than the parsing.
+  let pending = '';
+  const flush = async () => {
+    if (failed) throw failed;
+    const text = pending;
+    pending = '';
+    if (text && !out.write(text)) await once(out, 'drain');
+  };
+  const write = async (text: string) => {
+    pending += text;
+    if (pending.length >= CHUNK) await flush();
+  };
+  const count = await writeAll(records, format, write);
+  await flush();
+  return count;
+}
+
+const CHUNK = 64 * 1024;
+
+async function writeAll(records: AsyncIterable<ArchiveRecord>, format: OutputFormat, write: (text: string) => Promise<void>): Promise<number> {
+  let count = 0;
+  if (format === 'json') {
+    await write('[');
+    for await (const record of records) {
+      await write(`${count++ === 0 ? '\n' : ',\n'}  ${JSON.stringify(pick(record, ALL_FIELDS))}`);
+    }
+    await write(count === 0 ? ']\n' : '\n]\n');
+  } else if (format === 'csv') {
+    await write(`${ALL_FIELDS.join(',')}\r\n`);
+    for await (const record of records) {
+      count++;
+      await write(`${ALL_FIELDS.map((f) => csvCell(record[f])).join(',')}\r\n`);
+    }
+  } else {
+    let sample: ArchiveRecord[] = [];
+    let widths: number[] | undefined;
+    const flush = async () => {
+      if (sample.length === 0) return;
+      if (!widths) {
+        widths = columnWidths(sample);
+        await write(tableRow([...SPEC_FIELDS], widths));
+        await write(tableRow(widths.map((w) => '-'.repeat(w)), widths));
+      }
+      for (const row of sample) await write(tableRow(SPEC_FIELDS.map((f) => row[f]), widths));
+      sample = [];
+    };
+    for await (const record of records) {
+      count++;
+      sample.push(record);
+      if (sample.length >= TABLE_SAMPLE) await flush();
+    }
+    await flush();
+  }
+  return count;
+}
+
+function pick(record: ArchiveRecord, fields: readonly RecordField[]): Partial<ArchiveRecord> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (record[f] !== undefined) out[f] = record[f];
+  return out as Partial<ArchiveRecord>;
+}
+
+function columnWidths(rows: readonly ArchiveRecord[]): number[] {
+  return SPEC_FIELDS.map((f) => Math.max(f.length, ...rows.map((r) => r[f].length)));
+}
+
+function tableRow(cells: readonly string[], widths: readonly number[]): string {
+  return `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`;
+}
+
+/** RFC 4180: quote a cell holding a comma, quote, CR or LF; double its quotes. */
+export function csvCell(value: string | number | undefined): string {
+  if (value === undefined) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

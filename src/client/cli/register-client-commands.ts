@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { registerDownloadCommand } from './download-command.js';
+import { helpPrefix } from './client-options.js';
+import { registerQueryCommand } from './query-command.js';
+import { registerUploadCommand } from './upload-command.js';
+
+/**
+ * The client side of `sdc`: query, upload, download. Exit status: 0 when everything
+ * asked for succeeded, 1 when something failed (with a one-line summary), 2 for usage
+ * errors. Messages go to stderr, data (records, paths) to stdout.
+ */
+export function registerClientCommands(program: Command, env: NodeJS.ProcessEnv = process.env): void {
+  const prefix = helpPrefix(env);
+  registerQueryCommand(program, prefix);
+  registerUploadCommand(program, prefix);
+  registerDownloadCommand(program, prefix);
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ sdc serve --home ./sdc-data                      run the service (embedded store and catalog)
+  $ sdc query --instrument swe --start-date 20240101 list matching files as a table
+  $ sdc query --data-level l2 --output csv > l2.csv  the same as CSV (or --output json)
+  $ sdc upload imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf
+  $ sdc download imap_swe_l1a_sci_20240105_20240105_v00-01.cdf
+  $ sdc download --query --instrument mag --jobs 8   everything a query matches
+
+The client reads ${prefix}_DATA_ACCESS_URL (the service), ${prefix}_DATA_DIR (the local
+mirror, default the current directory) and ${prefix}_API_KEY; each is also a flag.
+Exit status: 0 all succeeded, 1 something failed, 2 usage error.
+Run 'sdc <command> --help' for a command's options and examples.`,
+  );
+}

@@ -1,0 +1,49 @@
+import { opendir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { LocalFileError } from '../client-errors.js';
+import { PARTIAL_SUFFIX } from '../download-file.js';
+
+export interface UploadItem {
+  readonly file: string;
+  /** Set when the argument could not even be listed. */
+  readonly problem?: LocalFileError;
+}
+
+/**
+ * The files named on the command line, folders replaced by the files under them
+ * (sorted; hidden files and unfinished downloads left out). Anything else is passed
+ * through for the upload to check and report.
+ */
+export async function expandUploadArguments(args: readonly string[]): Promise<UploadItem[]> {
+  const items: UploadItem[] = [];
+  for (const arg of args) {
+    const isDirectory = await stat(arg).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDirectory) items.push({ file: arg });
+    else {
+      try {
+        for await (const file of walk(arg)) items.push({ file });
+      } catch (err) {
+        items.push({ file: arg, problem: new LocalFileError(`cannot list ${arg}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`) });
+      }
+    }
+  }
+  // Each file once, however it was named.
+  const seen = new Set<string>();
+  return items.filter(({ file }) => !seen.has(resolve(file)) && seen.add(resolve(file)));
+}
+
+async function* walk(dir: string): AsyncIterable<string> {
+  const entries = [];
+  for await (const entry of await opendir(dir)) {
+    if (!entry.name.startsWith('.') && !entry.name.endsWith(PARTIAL_SUFFIX)) entries.push(entry);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (entry.isFile()) yield path;
+  }
+}

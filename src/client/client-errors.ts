@@ -1,0 +1,114 @@
+/**
+ * The SDK's typed errors, declared once. Each carries a code a program can switch on
+ * and, when the server answered, its status and its message word for word.
+ */
+export type ClientErrorCode =
+  | 'InvalidName'
+  | 'InvalidQuery'
+  | 'NotFound'
+  | 'Conflict'
+  | 'Denied'
+  | 'Server'
+  | 'Network'
+  | 'Integrity'
+  | 'BadResponse'
+  | 'LocalFile';
+
+export abstract class ClientError extends Error {
+  abstract readonly code: ClientErrorCode;
+  /** Worth trying again: a network failure or a 5xx, never a 4xx. */
+  readonly retryable: boolean = false;
+
+  constructor(
+    message: string,
+    /** HTTP status when the server answered. */
+    readonly status?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The name breaks the mission's naming convention (local check or the server's 400). */
+export class InvalidNameError extends ClientError {
+  override name = 'InvalidNameError';
+  readonly code = 'InvalidName';
+}
+
+/** The server refused the query parameters (400). */
+export class InvalidQueryError extends ClientError {
+  override name = 'InvalidQueryError';
+  readonly code = 'InvalidQuery';
+}
+
+export class NotFoundError extends ClientError {
+  override name = 'NotFoundError';
+  readonly code = 'NotFound';
+}
+
+/** The file is already in the archive (409): files are never overwritten. */
+export class ConflictError extends ClientError {
+  override name = 'ConflictError';
+  readonly code = 'Conflict';
+}
+
+/** 401 or 403: a missing or wrong API key, or an expired signed address. */
+export class DeniedError extends ClientError {
+  override name = 'DeniedError';
+  readonly code = 'Denied';
+}
+
+/** 5xx after every retry. */
+export class ServerError extends ClientError {
+  override name = 'ServerError';
+  readonly code = 'Server';
+  override readonly retryable = true;
+}
+
+/** No answer: refused, reset, timed out, cut in the middle. */
+export class NetworkError extends ClientError {
+  override name = 'NetworkError';
+  readonly code = 'Network';
+  override readonly retryable = true;
+}
+
+/** Downloaded bytes differ from the size or SHA-256 the catalog holds. */
+export class IntegrityError extends ClientError {
+  override name = 'IntegrityError';
+  readonly code = 'Integrity';
+}
+
+/** The server answered something this client does not understand. */
+export class BadResponseError extends ClientError {
+  override name = 'BadResponseError';
+  readonly code = 'BadResponse';
+}
+
+/** A local file that cannot be used: missing, unreadable, outside the data directory. */
+export class LocalFileError extends ClientError {
+  override name = 'LocalFileError';
+  readonly code = 'LocalFile';
+}
+
+/** The operation a status came from decides what a 400 means. */
+export type Operation = 'upload' | 'download' | 'query' | 'transfer';
+
+/** The typed error for a status the server answered with, carrying its message. */
+export function errorForStatus(operation: Operation, status: number, message: string): ClientError {
+  const text = message.trim().slice(0, 500) || `HTTP ${status}`;
+  if (status === 400 && operation === 'transfer') return new BadResponseError(`the object store refused the request (400): ${text}`, status);
+  if (status === 400) return operation === 'query' ? new InvalidQueryError(text, status) : new InvalidNameError(text, status);
+  if (status === 401 || status === 403) return new DeniedError(text, status);
+  if (status === 404) return new NotFoundError(text, status);
+  if (status === 409) return new ConflictError(text, status);
+  if (status >= 500) return new ServerError(`server error ${status}: ${text}`, status);
+  return new BadResponseError(`unexpected answer ${status}: ${text}`, status);
+}
+
+/** Any failure below the HTTP layer (undici, sockets, timeouts) as a NetworkError. */
+export function asClientError(err: unknown, what: string): ClientError {
+  if (err instanceof ClientError) return err;
+  const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+  const detail = e.code ?? e.cause?.code ?? e.message;
+  return new NetworkError(`${what}: ${detail}`, undefined, { cause: err });
+}

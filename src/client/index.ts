@@ -1,0 +1,11 @@
+export * from './client.js';
+export * from './client-errors.js';
+export * from './client-config.js';
+export * from './archive-record.js';
+export type { ProgressListener } from './client-context.js';
+export type { DownloadOptions, DownloadResult } from './download-file.js';
+export { PARTIAL_SUFFIX } from './download-file.js';
+export type { UploadOptions, UploadResult } from './upload-file.js';
+export type { RetryPolicy, RetryListener } from './retry.js';
+export { DEFAULT_RETRY } from './retry.js';
+export { envPrefix, localPathOf } from './data-dir-paths.js';

@@ -1,0 +1,38 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ClientError } from './client-errors.js';
+
+export interface RetryPolicy {
+  /** Further attempts after the first. */
+  readonly retries: number;
+  /** Ceiling of the first wait; doubles each attempt. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ retries: 4, baseDelayMs: 500, maxDelayMs: 15_000 });
+
+/** Told before each wait, e.g. to show "retrying in 1.2 s". */
+export type RetryListener = (error: ClientError, attempt: number, delayMs: number) => void;
+
+/**
+ * Runs `attempt` until it succeeds, fails with an error that is not retryable (a 4xx,
+ * a naming error, a local problem), or the retries are spent. Waits double each time
+ * and are jittered (half fixed, half random), so clients failing together do not return together.
+ */
+export async function withRetry<T>(
+  policy: RetryPolicy,
+  attempt: (attemptNumber: number) => Promise<T>,
+  onRetry?: RetryListener,
+): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (err) {
+      if (!(err instanceof ClientError) || !err.retryable || n >= policy.retries) throw err;
+      const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n);
+      const delay = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+      onRetry?.(err, n + 1, delay);
+      await sleep(delay);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline, Transform } from 'node:stream';
+import { requestUploadAddress } from './api-calls.js';
+import { ConflictError, errorForStatus, LocalFileError } from './client-errors.js';
+import type { ClientContext, ProgressListener } from './client-context.js';
+import { uploadTarget } from './data-dir-paths.js';
+import { sha256File } from './file-digest.js';
+import { discard, readMessage } from './http-transport.js';
+import { findRecord } from './query-records.js';
+import { withRetry } from './retry.js';
+
+export interface UploadOptions {
+  /** The local mirror of the archive; the file's path under it is its path in the archive. */
+  readonly dataDir: string;
+  readonly onProgress?: ProgressListener;
+}
+
+export interface UploadResult {
+  /** Where the archive keeps the file. */
+  readonly path: string;
+  readonly size: number;
+}
+
+/**
+ * Uploads one file (interface spec 4.1): local checks first (no request for a file the
+ * server would refuse by name), then GET /upload for a signed address and a streamed PUT
+ * of the bytes. A network failure or 5xx starts again with a fresh address. If a retry
+ * meets 409 after a PUT that may have landed, the archive's SHA-256 decides whether
+ * the earlier attempt in fact stored this very file.
+ */
+export async function uploadFile(ctx: ClientContext, localFile: string, options: UploadOptions): Promise<UploadResult> {
+  const target = uploadTarget(localFile, options.dataDir, ctx.mission);
+  const size = await fileSize(localFile);
+  let putSent = false;
+  await withRetry(
+    ctx.retry,
+    async () => {
+      let address: string;
+      try {
+        address = await requestUploadAddress(ctx, target.requestPath);
+      } catch (err) {
+        if (err instanceof ConflictError && putSent && (await storedCopyMatches(ctx, target.storedPath, localFile))) return;
+        throw err;
+      }
+      putSent = true;
+      const res = await ctx.transport.signed(address, {
+        method: 'PUT',
+        // No Content-Type, as the mission's client sends it: signed addresses do not cover one.
+        // Content-Length is required by S3 (no chunked uploads to a presigned PUT).
+        headers: { 'content-length': String(size) },
+        body: meteredFile(localFile, size, options.onProgress),
+      });
+      if (res.statusCode >= 300) throw errorForStatus('transfer', res.statusCode, await readMessage(res));
+      await discard(res);
+    },
+    ctx.onRetry,
+  );
+  return { path: target.storedPath, size };
+}
+
+async function fileSize(file: string): Promise<number> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw new LocalFileError(`${file} is not a regular file.`);
+    return info.size;
+  } catch (err) {
+    if (err instanceof LocalFileError) throw err;
+    throw new LocalFileError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** The file's bytes, reporting progress as they go out. */
+function meteredFile(file: string, size: number, onProgress: ProgressListener | undefined) {
+  let sent = 0;
+  onProgress?.(0, size);
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      sent += chunk.length;
+      onProgress?.(sent, size);
+      done(null, chunk);
+    },
+  });
+  return pipeline(createReadStream(file), meter, () => undefined);
+}
+
+async function storedCopyMatches(ctx: ClientContext, path: string, localFile: string): Promise<boolean> {
+  const record = await findRecord(ctx, path);
+  return record?.sha256 !== undefined && record.sha256 === (await sha256File(localFile));
+}
