@@ -39,8 +39,9 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     const removed = await store.removeTempFiles();
     if (removed > 0) log.warn({ removed }, 'removed temporary files left by an interrupted upload');
   }
-  const report = await reconcile(ctx);
-  log.info({ indexed: report.indexed, skipped: report.skipped, missing: report.missing.length }, 'reconciled store and catalog');
+  // Objects a crash left without records get them now; records without objects are `sdc reconcile`'s job.
+  const report = await reconcile(ctx, { checkRecords: false });
+  log.info({ indexed: report.indexed, skipped: report.skipped }, 'indexed objects that had no record');
 
   const app = await buildApp({ ctx, signer, logger: log, corsOrigin: config.corsOrigin });
   try {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
@@ -9,7 +9,7 @@ import type { CatalogDatabase, FilesTable } from './schema.js';
 /** Rows fetched per round trip when streaming a query: bounds memory, whatever the match count. */
 export const QUERY_PAGE_SIZE = 1000;
 
-/** Rows per multi-row INSERT (12 parameters each; SQLite allows 32766 per statement). */
+/** Rows per multi-row INSERT (11 parameters each; SQLite allows 32766 per statement). */
 const INSERT_BATCH = 500;
 
 type FilesQuery<O> = SelectQueryBuilder<CatalogDatabase, 'files', O>;
@@ -27,7 +27,7 @@ export class KyselyCatalog implements Catalog {
   async insert(record: FileRecord): Promise<'inserted' | 'exists'> {
     const result = await this.db
       .insertInto('files')
-      .values({ ...record, file_name: fileNameOf(record.file_path) })
+      .values(record)
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? 'inserted' : 'exists';
@@ -39,7 +39,7 @@ export class KyselyCatalog implements Catalog {
       let inserted = 0;
       // Rows per statement: 12 columns each stays under every backend's parameter limit.
       for (let i = 0; i < records.length; i += INSERT_BATCH) {
-        const rows = records.slice(i, i + INSERT_BATCH).map((r) => ({ ...r, file_name: fileNameOf(r.file_path) }));
+        const rows = records.slice(i, i + INSERT_BATCH);
         const result = await trx.insertInto('files').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst();
         inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
       }
@@ -63,16 +63,31 @@ export class KyselyCatalog implements Catalog {
     let remaining = options.limit ?? Infinity;
     while (remaining > 0) {
       const pageSize = Math.min(QUERY_PAGE_SIZE, remaining);
-      let q = applyFilter(this.db.selectFrom('files').selectAll('files'), filter);
-      if (after) q = applyAfter(q, sort, after);
-      const direction = sort.descending ? 'desc' : 'asc';
-      if (sort.field !== 'file_path') q = q.orderBy(`files.${sort.field}`, direction);
-      const rows = await q.orderBy('files.file_path', direction).limit(pageSize).execute();
+      const rows = await this.page(filter, sort, after, pageSize).execute();
       for (const row of rows) yield toRecord(row);
       if (rows.length < pageSize) return;
       remaining -= rows.length;
       after = positionOf(toRecord(rows[rows.length - 1]!), sort);
     }
+  }
+
+  /** One page of a query, in (sort key, file_path) order after `after`. */
+  private page(filter: QueryFilter, sort: QuerySort, after: QueryPosition | undefined, size: number) {
+    let q = applyFilter(this.db.selectFrom('files').selectAll('files'), filter);
+    if (after) q = applyAfter(q, sort, after);
+    const direction = sort.descending ? 'desc' : 'asc';
+    if (sort.field !== 'file_path') q = q.orderBy(`files.${sort.field}`, direction);
+    return q.orderBy('files.file_path', direction).limit(size);
+  }
+
+  /** The database's plan for a query's first page (EXPLAIN), to check that it uses the indexes. */
+  async explain(filter: QueryFilter, options: QueryOptions = {}): Promise<string[]> {
+    const compiled = this.page(filter, options.sort ?? DEFAULT_SORT, options.after, options.limit ?? QUERY_PAGE_SIZE).compile();
+    const sqlite = this.db.getExecutor().adapter.constructor.name.toLowerCase().includes('sqlite');
+    const result = await this.db.executeQuery<Record<string, unknown>>(
+      CompiledQuery.raw(`${sqlite ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${compiled.sql}`, [...compiled.parameters]),
+    );
+    return result.rows.map((row) => String(sqlite ? row.detail : Object.values(row)[0]));
   }
 
   async count(filter: QueryFilter): Promise<number> {
@@ -179,10 +194,6 @@ function applyAfter<O>(query: FilesQuery<O>, sort: QuerySort, after: QueryPositi
   return query.where((eb) =>
     eb.or([eb(column, op, after.key), eb.and([eb(column, '=', after.key), eb('files.file_path', op, after.file_path)])]),
   );
-}
-
-function fileNameOf(filePath: string): string {
-  return filePath.slice(filePath.lastIndexOf('/') + 1);
 }
 
 function toRecord(row: Selectable<FilesTable>): FileRecord {

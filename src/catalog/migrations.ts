@@ -10,7 +10,6 @@ const migrations: Record<string, Migration> = {
       await db.schema
         .createTable('files')
         .addColumn('file_path', 'text', (c) => c.primaryKey())
-        .addColumn('file_name', 'text', (c) => c.notNull().unique())
         .addColumn('instrument', 'text', (c) => c.notNull())
         .addColumn('data_level', 'text', (c) => c.notNull())
         .addColumn('descriptor', 'text', (c) => c.notNull())

@@ -1,7 +1,6 @@
 /** Table types for Kysely: the catalog's one table. */
 export interface FilesTable {
   file_path: string;
-  file_name: string;
   instrument: string;
   data_level: string;
   descriptor: string;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { registerSeedCommand } from './seed-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerClientCommands } from '../client/cli/register-client-commands.js';
 
@@ -11,6 +12,7 @@ const program = new Command('sdc')
 
 registerServeCommand(program);
 registerClientCommands(program);
+registerSeedCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openCatalog, syntheticRecords, type Catalog, type FileRecord, type QueryFilter, type QueryOptions } from '../src/catalog/index.js';
+import { KyselyCatalog } from '../src/catalog/kysely-catalog.js';
+import { IMAP_MISSION } from '../src/mission/index.js';
+import { fmt, percentile, table } from './lib/stats.js';
+
+const SEED_BATCH = 10_000;
+const ROUNDS = 200;
+
+/** Typical searches, each with a fresh random value per round (so caches do not flatter). */
+const SEARCHES: { label: string; make: (i: number) => { filter: QueryFilter; options?: QueryOptions } }[] = [
+  {
+    label: 'instrument + level + a month',
+    make: (i) => {
+      const month = new Date(Date.UTC(2020, i % 120, 1));
+      const ym = `${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+      return {
+        filter: {
+          instrument: IMAP_MISSION.instruments[i % 12]!,
+          data_level: IMAP_MISSION.dataLevels[i % 7]!,
+          start_date: `${ym}01`,
+          end_date: `${ym}28`,
+        },
+      };
+    },
+  },
+  { label: 'descriptor (first 100)', make: (i) => ({ filter: { descriptor: ['sci', 'burst', 'hk', 'cal'][i % 4]! }, options: { limit: 100 } }) },
+  { label: 'file_path', make: (i) => ({ filter: { file_path: [...syntheticRecords(IMAP_MISSION, 1, (i * 7919) % 1_000_000)][0]!.file_path } }) },
+  { label: 'version=* (first 100)', make: () => ({ filter: { version: '*' }, options: { limit: 100 } }) },
+  {
+    label: 'version=latest + instrument + level + a month',
+    make: (i) => {
+      const month = new Date(Date.UTC(2020, (i * 7) % 120, 1));
+      const ym = `${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+      return { filter: { version: 'latest', instrument: IMAP_MISSION.instruments[i % 12]!, data_level: 'l2', start_date: `${ym}01`, end_date: `${ym}28` } };
+    },
+  },
+  { label: 'ingestion since (first 100)', make: (i) => ({ filter: { ingestion_start: new Date(Date.UTC(2025, 0, 2 + (i % 5))).toISOString() }, options: { limit: 100 } }) },
+];
+
+async function seed(catalog: Catalog, count: number): Promise<number> {
+  const started = performance.now();
+  let batch: FileRecord[] = [];
+  for (const record of syntheticRecords(IMAP_MISSION, count)) {
+    batch.push(record);
+    if (batch.length === SEED_BATCH) {
+      await catalog.insertMany(batch);
+      batch = [];
+    }
+  }
+  await catalog.insertMany(batch);
+  return count / ((performance.now() - started) / 1000);
+}
+
+/** Seeds N records into a fresh catalog, then times typical searches and shows their plans. */
+export async function benchCatalog(label: string, url: string | undefined, count: number): Promise<string> {
+  const home = mkdtempSync(join(tmpdir(), 'sdc-bench-catalog-'));
+  let catalog: Catalog;
+  try {
+    catalog = await openCatalog(url ?? `sqlite:${join(home, 'catalog.db')}`);
+  } catch (err) {
+    rmSync(home, { recursive: true, force: true });
+    return `${label}: not measured (${(err as Error).message}).`;
+  }
+  try {
+    if ((await catalog.count({})) > 0) return `${label}: not measured (the catalog is not empty; give an empty database).`;
+    const rate = await seed(catalog, count);
+    const rows: string[][] = [];
+    const plans: string[] = [];
+    for (const search of SEARCHES) {
+      const times: number[] = [];
+      let answered = 0;
+      for (let i = 0; i < ROUNDS; i++) {
+        const { filter, options } = search.make(i);
+        const t0 = performance.now();
+        let n = 0;
+        for await (const _ of catalog.query(filter, options)) n++;
+        times.push(performance.now() - t0);
+        answered += n;
+      }
+      times.sort((a, b) => a - b);
+      rows.push([search.label, fmt(answered / ROUNDS, 1), fmt(percentile(times, 50)), fmt(percentile(times, 99))]);
+      if (catalog instanceof KyselyCatalog) {
+        const { filter, options } = search.make(1);
+        plans.push(`- ${search.label}: ${(await catalog.explain(filter, options)).join(' / ')}`);
+      }
+    }
+    return [
+      `${label}, N = ${count.toLocaleString('en')}: seeded at ${fmt(rate, 0)} records/s.`,
+      '',
+      table(['search', 'rows answered (mean)', 'p50 ms', 'p99 ms'], rows),
+      '',
+      'Query plans:',
+      ...plans,
+    ].join('\n');
+  } finally {
+    await catalog.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,2 @@
+import { benchEndpoints } from './endpoints.js';
+console.log(await benchEndpoints(2));

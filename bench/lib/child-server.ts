@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A process under measurement: its address and a way to read its memory. */
+export interface ChildServer {
+  readonly url: string;
+  readonly pid: number;
+  rssMiB(): number;
+  stop(): Promise<void>;
+}
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Resident memory of a process, from /proc (Linux). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/** Waits for a child to print `LISTENING <url>` or pino's "Server listening at <url>". */
+function waitForUrl(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const m = /LISTENING (\S+)|Server listening at (http:\/\/[^"\s]+)/.exec(seen);
+      if (m) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve((m[1] ?? m[2])!);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${seen.slice(-2000)}`)));
+  });
+}
+
+function wrap(child: ChildProcess, url: string): ChildServer {
+  return {
+    url,
+    pid: child.pid!,
+    rssMiB: () => rssOf(child.pid!),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** `sdc serve` from the build, on a free loopback port, with the given environment. */
+export async function startSdc(env: Record<string, string>): Promise<ChildServer> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    env: { ...process.env, SDC_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Logs are read (as a log collector would) but not kept.
+  const url = await waitForUrl(child);
+  child.stdout?.on('data', () => undefined);
+  return wrap(child, url);
+}
+
+/** The baseline: a bare node:http server answering a small JSON string, in its own process. */
+export async function startBareNode(): Promise<ChildServer> {
+  const code = `
+    const http = require('node:http');
+    const body = JSON.stringify('http://127.0.0.1/store/imap/swe/l1a/2024/01/x.cdf?expires=1&signature=0');
+    const s = http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); });
+    s.listen(0, '127.0.0.1', () => console.log('LISTENING http://127.0.0.1:' + s.address().port));
+    process.on('SIGTERM', () => s.close(() => process.exit(0)));
+  `;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return wrap(child, await waitForUrl(child));
+}
