@@ -34,15 +34,11 @@ export async function benchEndpoints(seconds: number): Promise<string> {
   // A realistic catalog to query: 100k records over all instruments, levels and ten years.
   execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', '100000', '--home', home], { stdio: 'inherit' });
   const rows: string[][] = [];
-  console.error('seeded');
   const bare = await startBareNode();
-  console.error('bare up');
   const baseline1 = await load(bare.url, seconds);
   try {
     for (const level of ['info', 'warn']) {
-      console.error('starting sdc');
       const sdc = await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: level });
-      console.error('sdc up');
       try {
         const up = await fetch(`${sdc.url}/upload/${STORED}`);
         if (up.status === 200) {

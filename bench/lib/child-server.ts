@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 /** A process under measurement: its address and a way to read its memory. */
@@ -19,17 +20,17 @@ export function rssOf(pid: number): number {
   return kb / 1024;
 }
 
-/** Waits for a child to print `LISTENING <url>` or pino's "Server listening at <url>". */
+/** Waits for a child to print `LISTENING <url>`. */
 function waitForUrl(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk.toString('utf8');
-      const m = /LISTENING (\S+)|Server listening at (http:\/\/[^"\s]+)/.exec(seen);
+      const m = /LISTENING (\S+)/.exec(seen);
       if (m) {
         child.stdout?.off('data', onData);
         child.stdout?.resume();
-        resolve((m[1] ?? m[2])!);
+        resolve(m[1]!);
       }
     };
     child.stdout?.on('data', onData);
@@ -51,15 +52,34 @@ function wrap(child: ChildProcess, url: string): ChildServer {
   };
 }
 
-/** `sdc serve` from the build, on a free loopback port, with the given environment. */
+/** A port the OS says is free now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** `sdc serve` from the build, on a free loopback port, with the given environment; ready when /healthz answers. */
 export async function startSdc(env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--host', '127.0.0.1'], {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     env: { ...process.env, SDC_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // Logs are read (as a log collector would) but not kept.
-  const url = await waitForUrl(child);
   child.stdout?.on('data', () => undefined);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`sdc serve exited with ${child.exitCode}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (i > 600) throw new Error('sdc serve did not become healthy within 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return wrap(child, url);
 }
 
