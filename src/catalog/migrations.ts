@@ -23,9 +23,10 @@ const migrations: Record<string, Migration> = {
         .execute();
       // The usual search: an instrument, a level and a span of start dates.
       await db.schema.createIndex('files_instrument_level_start').on('files').columns(['instrument', 'data_level', 'start_date']).execute();
-      // Searches by date alone, and by descriptor across instruments.
+      // Searches by date alone, and by descriptor across instruments; (descriptor, file_path)
+      // also yields a descriptor's files already in answer order, so a page needs no sort.
       await db.schema.createIndex('files_start_date').on('files').column('start_date').execute();
-      await db.schema.createIndex('files_descriptor').on('files').column('descriptor').execute();
+      await db.schema.createIndex('files_descriptor').on('files').columns(['descriptor', 'file_path']).execute();
     },
   },
   '0002-query-indexes': {

@@ -11,7 +11,7 @@ import { isRecordStream, isTextStream, renderRecords, type Envelope } from '../s
  * plain text. CORS headers are the HTTP layer's policy (cors.ts, SDC_CORS_ORIGIN), so
  * the envelope's own (spec 4.3: `*`, the default policy) are left to it.
  */
-export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyReply {
+export async function sendEnvelope(reply: FastifyReply, envelope: Envelope): Promise<FastifyReply> {
   reply.code(envelope.statusCode);
   for (const [name, value] of Object.entries(envelope.headers ?? {})) {
     if (!/^access-control-/i.test(name)) reply.header(name, value);
@@ -20,13 +20,13 @@ export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyRe
   const { body } = envelope;
   const json = declared.startsWith('application/json') || (!declared && envelope.statusCode < 300);
   if (isTextStream(body)) {
-    if (json) return reply.type('application/json').send(stream(jsonString(body)));
+    if (json) return send(reply.type('application/json'), jsonString(body));
     if (!declared) reply.type('text/plain; charset=utf-8');
-    return reply.send(stream(batched(body)));
+    return send(reply, batched(body));
   }
   if (isRecordStream(body)) {
     if (!declared) reply.type('application/json');
-    return reply.send(stream(renderRecords(body, String(reply.getHeader('content-type')))));
+    return send(reply, renderRecords(body, String(reply.getHeader('content-type'))));
   }
   if (typeof body === 'string') {
     if (json) return reply.type('application/json').send(JSON.stringify(body));
@@ -37,8 +37,26 @@ export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyRe
   return reply.send(JSON.stringify(body));
 }
 
-function stream(pieces: AsyncIterable<string>): Readable {
-  return Readable.from(pieces, { objectMode: false });
+/**
+ * Sends chunked text. An answer that fits in one chunk (most answers) goes out whole,
+ * with Content-Length, in one write; a longer one streams as its chunks are produced.
+ */
+async function send(reply: FastifyReply, chunks: AsyncIterable<string>): Promise<FastifyReply> {
+  const it = chunks[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) return reply.send('');
+  const second = await it.next();
+  if (second.done) return reply.send(first.value);
+  return reply.send(
+    Readable.from(
+      (async function* () {
+        yield first.value;
+        yield second.value;
+        for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+      })(),
+      { objectMode: false },
+    ),
+  );
 }
 
 /** Chunk size of a streamed text: big enough to keep writes few, small enough to stay flat. */

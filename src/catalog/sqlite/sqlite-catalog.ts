@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { KyselyCatalog } from '../kysely-catalog.js';
 import { migrateToLatest } from '../migrations.js';
@@ -17,7 +17,37 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrateToLatest(db as Kysely<unknown>);
   return new KyselyCatalog(db);
+}
+
+/** Prepared statements kept per SQL text: a query shape is compiled by SQLite once, not per request. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The database as Kysely sees it, with `prepare` remembering statements (LRU).
+ * Kysely runs one query at a time on this connection, so a statement is never
+ * used twice at once.
+ */
+function withStatementCache(sqlite: Database.Database): Database.Database {
+  const cache = new Map<string, Statement>();
+  const prepare = (source: string): Statement => {
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source);
+    } else {
+      statement = sqlite.prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    return statement;
+  };
+  return new Proxy(sqlite, {
+    get: (target, key) => {
+      if (key === 'prepare') return prepare;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -1,2 +1,0 @@
-import { benchEndpoints } from './endpoints.js';
-console.log(await benchEndpoints(2));
