@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
 import { LocalObjectStore, type UrlSigner } from '../store/index.js';
+import { AccessLog } from './access-log.js';
 import { apiRoutes } from './api-routes.js';
 import { registerCors, type CorsOrigin } from './cors.js';
 import { earlierFormRoutes } from './earlier-form-routes.js';
@@ -32,6 +33,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*' }: AppOpt
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     genReqId: requestId,
+    logController: new AccessLog(),
     frameworkErrors,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Keep-alive sockets must not outlive a graceful close for long.
