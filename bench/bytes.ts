@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, openSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
-import { request } from 'node:http';
+import { get, request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -52,8 +52,11 @@ export async function benchBytes(gib: number, dir: string): Promise<string> {
 
     const location = (await fetch(`${server.url}/download/${NAME}`, { redirect: 'manual' })).headers.get('location')!;
     t0 = performance.now();
-    const res = await fetch(location);
-    await pipeline(res.body as unknown as NodeJS.ReadableStream, createWriteStream(join(work, 'download.bin')));
+    await new Promise<void>((resolve, reject) => {
+      get(location, (res) => {
+        pipeline(res, createWriteStream(join(work, 'download.bin'))).then(resolve, reject);
+      }).on('error', reject);
+    });
     execFileSync('sync');
     const getSeconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
