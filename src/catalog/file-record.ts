@@ -15,15 +15,3 @@ export interface FileRecord {
   /** Lower-case hex SHA-256 of the bytes. */
   readonly sha256: string;
 }
-
-/** The record fields of the spec (2.3), in its order: what a query answers. */
-export const SPEC_RECORD_FIELDS = [
-  'file_path',
-  'instrument',
-  'data_level',
-  'descriptor',
-  'start_date',
-  'end_date',
-  'version',
-  'extension',
-] as const;

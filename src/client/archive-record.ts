@@ -1,3 +1,5 @@
+import { RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField, type SpecRecordField } from '../mission/index.js';
+
 /**
  * What the query endpoint answers, as the client sees it on the wire: the fields of
  * interface spec 2.3, then what this archive adds (a spec-only server may leave them out).
@@ -20,24 +22,15 @@ export interface ArchiveRecord {
 }
 
 /** The spec's fields (2.3) in its order: the table's columns. */
-export const SPEC_FIELDS = [
-  'file_path',
-  'instrument',
-  'data_level',
-  'descriptor',
-  'start_date',
-  'end_date',
-  'version',
-  'extension',
-] as const;
+export const SPEC_FIELDS = SPEC_RECORD_FIELDS;
 
 /** Every field, for json and csv output. */
-export const ALL_FIELDS = [...SPEC_FIELDS, 'ingestion_date', 'size', 'sha256'] as const;
+export const ALL_FIELDS = RECORD_FIELDS;
 
-export type RecordField = (typeof ALL_FIELDS)[number];
+export type { RecordField };
 
 /** Query parameters of interface spec 4.3; the server validates their values. */
-export type QueryFilter = Partial<Record<(typeof SPEC_FIELDS)[number], string>>;
+export type QueryFilter = Partial<Record<SpecRecordField, string>>;
 
 /** `?instrument=swe&start_date=20240101`, empty values left out. */
 export function queryString(filter: QueryFilter): string {

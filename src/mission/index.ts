@@ -5,3 +5,4 @@ export * from './naming-errors.js';
 export * from './file-name.js';
 export * from './stored-path.js';
 export * from './request-path.js';
+export * from './record-fields.js';

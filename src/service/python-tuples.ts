@@ -1,19 +1,11 @@
 import type { FileRecord } from '../catalog/index.js';
+import { TUPLE_FIELDS } from '../mission/index.js';
 
 /**
  * The earlier form's query answer (interface spec, end of 4.3): the records as a list
  * of tuples in Python's notation, which that form's clients read back with
  * `ast.literal_eval`. Field order is the spec's.
  */
-export const TUPLE_FIELDS = [
-  'instrument',
-  'data_level',
-  'descriptor',
-  'start_date',
-  'end_date',
-  'version',
-  'extension',
-] as const satisfies readonly (keyof FileRecord)[];
 
 /** What Python's `str.isprintable()` refuses: categories C* and Z*, except the ASCII space. */
 const NOT_PRINTABLE = /[\p{C}\p{Z}]/u;

@@ -1,4 +1,4 @@
-import { SPEC_RECORD_FIELDS } from '../catalog/index.js';
+import { RECORD_FIELDS } from '../mission/index.js';
 
 /** Media types of the query answer's representations. */
 export const MEDIA_TYPES = {
@@ -7,8 +7,6 @@ export const MEDIA_TYPES = {
   ndjson: 'application/x-ndjson',
 } as const;
 
-/** Every column of a record, the spec's first (2.3). */
-export const RECORD_COLUMNS = [...SPEC_RECORD_FIELDS, 'ingestion_date', 'size', 'sha256'] as const;
 
 /** Chunk size of a streamed answer: big enough to keep writes few, small enough to stay flat. */
 const CHUNK = 64 * 1024;
@@ -20,12 +18,12 @@ const CHUNK = 64 * 1024;
  */
 export async function* renderRecords(records: AsyncIterable<unknown>, contentType: string): AsyncIterable<string> {
   const kind = contentType.startsWith('text/csv') ? 'csv' : contentType.startsWith(MEDIA_TYPES.ndjson) ? 'ndjson' : 'json';
-  let buffer = kind === 'json' ? '[' : kind === 'csv' ? `${RECORD_COLUMNS.join(',')}\r\n` : '';
+  let buffer = kind === 'json' ? '[' : kind === 'csv' ? `${RECORD_FIELDS.join(',')}\r\n` : '';
   let first = true;
   for await (const record of records) {
     if (kind === 'json') buffer += (first ? '' : ',') + JSON.stringify(record);
     else if (kind === 'ndjson') buffer += `${JSON.stringify(record)}\n`;
-    else buffer += `${RECORD_COLUMNS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
+    else buffer += `${RECORD_FIELDS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
     first = false;
     if (buffer.length >= CHUNK) {
       yield buffer;
