@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { QueryFilter } from './archive-record.js';
+import type { QueryFilter, QueryParameters } from './archive-record.js';
 import { queryString } from './archive-record.js';
 import { BadResponseError, errorForStatus } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
@@ -32,15 +32,51 @@ export async function requestDownloadAddress(ctx: ClientContext, pathOrName: str
   return signedAddress(new URL(address, ctx.transport.baseUrl).href, text, 'download');
 }
 
+/** An open query answer: the body (a JSON array) still to be read, and the paging headers. */
+export interface OpenAnswer {
+  readonly body: Readable;
+  /** With `limit`: how many records match in all (X-Total-Count). */
+  readonly total?: number;
+  /** With `limit`, when another page follows: its cursor (X-Next-Cursor, else the Link's). */
+  readonly nextCursor?: string;
+}
+
 /** GET /query: the open answer, a JSON array to be read as a stream. */
-export async function openQuery(ctx: ClientContext, filter: QueryFilter): Promise<Readable> {
-  const res = await ctx.transport.api(`/query${queryString(filter)}`);
+export async function openQuery(ctx: ClientContext, query: QueryParameters): Promise<OpenAnswer> {
+  const res = await ctx.transport.api(`/query${queryString(query)}`);
   if (res.statusCode !== 200) throw errorForStatus('query', res.statusCode, await readMessage(res));
   if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) {
     await discard(res);
     throw new BadResponseError(`expected JSON from /query, got ${String(res.headers['content-type'] ?? 'no content type')}`);
   }
+  const total = Number(header(res.headers['x-total-count']));
+  return { body: res.body, total: Number.isSafeInteger(total) ? total : undefined, nextCursor: nextCursorOf(res.headers) };
+}
+
+/** GET /events: the open live feed (Server-Sent Events), from just after `lastEventId` when given. */
+export async function openFeed(ctx: ClientContext, filter: QueryFilter, lastEventId: string | undefined, signal?: AbortSignal): Promise<Readable> {
+  const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
+  if (lastEventId) headers['last-event-id'] = lastEventId;
+  const res = await ctx.transport.api(`/events${queryString(filter)}`, headers, signal);
+  if (res.statusCode !== 200) throw errorForStatus('query', res.statusCode, await readMessage(res));
+  if (!String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    await discard(res);
+    throw new BadResponseError(`expected an event stream from /events, got ${String(res.headers['content-type'] ?? 'no content type')}`);
+  }
   return res.body;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** X-Next-Cursor, else the `cursor` of the `Link: <...>; rel="next"` address. */
+function nextCursorOf(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const cursor = header(headers['x-next-cursor']);
+  if (cursor) return cursor;
+  const next = /<([^>]*)>\s*;\s*rel="?next"?/.exec(header(headers.link) ?? '');
+  if (!next) return undefined;
+  return new URL(next[1]!, 'http://relative.invalid/').searchParams.get('cursor') ?? undefined;
 }
 
 function parseJson(text: string): unknown {

@@ -29,15 +29,43 @@ export const ALL_FIELDS = RECORD_FIELDS;
 
 export type { RecordField };
 
-/** Query parameters of interface spec 4.3; the server validates their values. */
-export type QueryFilter = Partial<Record<SpecRecordField, string>>;
+/**
+ * Filters of a query (interface spec 4.3, plus the archive's additive ones); the live
+ * feed takes the same. The server validates the values and says what it expected.
+ */
+export interface QueryFilter extends Partial<Record<SpecRecordField, string>> {
+  /** `vXX-YY`, `*` for any version, or `latest` for each product's highest version. */
+  readonly version?: string;
+  /** Indexed at or after: `YYYYMMDD` (the day's start, UTC), an ISO-8601 date-time with a zone, or a Date. */
+  readonly ingestion_start_date?: string | Date;
+  /** Indexed at or before: `YYYYMMDD` (the day's end, UTC), an ISO-8601 date-time with a zone, or a Date. */
+  readonly ingestion_end_date?: string | Date;
+  /** `start_date`/`end_date` select files whose [start, end] span meets the range (default: the start date bounds). */
+  readonly overlap?: boolean;
+}
 
-/** `?instrument=swe&start_date=20240101`, empty values left out. */
-export function queryString(filter: QueryFilter): string {
+/** Orders of a query; `-` in front for descending, `file_path` breaks ties. */
+export type QuerySort = 'file_path' | 'start_date' | 'ingestion_date' | '-file_path' | '-start_date' | '-ingestion_date';
+
+/** A query: filters, and the paging and order of the answer. */
+export interface QueryParameters extends QueryFilter {
+  /** Answer one page of at most this many records (1 to 10000). */
+  readonly limit?: number;
+  /** Continue after the page that handed it out (its `nextCursor`). */
+  readonly cursor?: string;
+  readonly sort?: QuerySort;
+}
+
+/** Names in the order they are sent (stable URLs, easy to read in logs). */
+const PARAMETER_ORDER = [...SPEC_FIELDS, 'ingestion_start_date', 'ingestion_end_date', 'overlap', 'sort', 'limit', 'cursor'] as const;
+
+/** `?instrument=swe&start_date=20240101`, empty values and `overlap: false` left out. */
+export function queryString(query: QueryParameters): string {
   const params = new URLSearchParams();
-  for (const name of SPEC_FIELDS) {
-    const value = filter[name];
-    if (value !== undefined && value !== '') params.append(name, value);
+  for (const name of PARAMETER_ORDER) {
+    const value = query[name];
+    if (value === undefined || value === '' || value === false) continue;
+    params.append(name, value instanceof Date ? value.toISOString() : String(value));
   }
   const text = params.toString();
   return text ? `?${text}` : '';

@@ -1,11 +1,12 @@
 import { IMAP_MISSION, resolveRequestPath, type MissionConfig } from '../mission/index.js';
 import { requestDownloadAddress, requestUploadAddress } from './api-calls.js';
-import type { ArchiveRecord, QueryFilter } from './archive-record.js';
+import type { ArchiveRecord, QueryFilter, QueryParameters } from './archive-record.js';
 import { InvalidNameError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { downloadFile, type DownloadOptions, type DownloadResult } from './download-file.js';
 import { Transport } from './http-transport.js';
-import { findRecord, queryRecords } from './query-records.js';
+import { watchFeed, type FeedEvent, type WatchOptions } from './live-feed.js';
+import { findRecord, queryPage, queryPages, queryRecords, type QueryPage } from './query-records.js';
 import { DEFAULT_RETRY, type RetryListener, type RetryPolicy } from './retry.js';
 import { uploadFile, type UploadOptions, type UploadResult } from './upload-file.js';
 
@@ -58,16 +59,51 @@ export class Client {
     return this.ctx.mission;
   }
 
-  /** Matching records, streamed: memory stays flat whatever the number of matches. */
-  records(filter: QueryFilter = {}): AsyncIterable<ArchiveRecord> {
-    return queryRecords(this.ctx, filter);
+  /**
+   * Matching records, streamed: memory stays flat whatever the number of matches.
+   * One request: with `limit`, one page (see `page` for its total and next cursor).
+   */
+  records(query: QueryParameters = {}): AsyncIterable<ArchiveRecord> {
+    return queryRecords(this.ctx, query);
   }
 
-  /** Matching records as an array; prefer `records` for large results. */
-  async query(filter: QueryFilter = {}): Promise<ArchiveRecord[]> {
+  /** Matching records as an array; prefer `records` or `pages` for large results. */
+  async query(query: QueryParameters = {}): Promise<ArchiveRecord[]> {
     const all: ArchiveRecord[] = [];
-    for await (const record of this.records(filter)) all.push(record);
+    for await (const record of this.records(query)) all.push(record);
     return all;
+  }
+
+  /** One page (`limit`, default 1000) with the total match count and the next page's cursor. */
+  page(query: QueryParameters = {}): Promise<QueryPage> {
+    return queryPage(this.ctx, query);
+  }
+
+  /**
+   * Every page of a query in turn, following the next cursors (from `cursor` when given):
+   * one page in memory at a time, each page retried on its own.
+   *
+   * ```ts
+   * for await (const page of client.pages({ ingestion_start_date: lastRun, limit: 5000 })) save(page.records);
+   * ```
+   */
+  pages(query: QueryParameters = {}): AsyncIterable<QueryPage> {
+    return queryPages(this.ctx, query);
+  }
+
+  /**
+   * Files matching the filters as they are indexed (`GET /events`), reconnecting with
+   * backoff and resuming after the last id seen. Runs until `signal` aborts or the loop breaks.
+   *
+   * ```ts
+   * for await (const { id, record } of client.watch({ instrument: 'swe' }, { lastEventId: saved, signal })) {
+   *   await client.download(record.file_path, { dest: './data', record });
+   *   saved = id;
+   * }
+   * ```
+   */
+  watch(filter: QueryFilter = {}, options: WatchOptions = {}): AsyncIterable<FeedEvent> {
+    return watchFeed(this.ctx, filter, options);
   }
 
   /** The record of one file (full stored path or bare name), or undefined. */

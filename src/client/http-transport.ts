@@ -18,6 +18,8 @@ export interface OutboundRequest {
   readonly method?: 'GET' | 'PUT';
   readonly headers?: Record<string, string>;
   readonly body?: Readable;
+  /** Aborts the request (and its answer's body). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -38,11 +40,11 @@ export class Transport {
     });
   }
 
-  /** GET `<base><pathAndQuery>` with the key. */
-  api(pathAndQuery: string): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9' };
+  /** GET `<base><pathAndQuery>` with the key; `extra` headers replace the defaults (e.g. Accept). */
+  api(pathAndQuery: string, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9', ...extra };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
-    return this.send(`${this.baseUrl}${pathAndQuery}`, { headers });
+    return this.send(`${this.baseUrl}${pathAndQuery}`, { headers, signal });
   }
 
   /** A request to an address the service handed out (signed object-store address). */
@@ -57,6 +59,7 @@ export class Transport {
         method: req.method ?? 'GET',
         headers: req.headers ?? {},
         body: req.body ?? null,
+        signal: req.signal,
       });
     } catch (err) {
       throw asClientError(err, `${req.method ?? 'GET'} ${redact(url)}`);

@@ -9,3 +9,6 @@ export type { UploadOptions, UploadResult } from './upload-file.js';
 export type { RetryPolicy, RetryListener } from './retry.js';
 export { DEFAULT_RETRY } from './retry.js';
 export { envPrefix, localPathOf } from './data-dir-paths.js';
+export type { QueryPage } from './query-records.js';
+export { DEFAULT_PAGE_SIZE } from './query-records.js';
+export type { FeedEvent, WatchOptions } from './live-feed.js';

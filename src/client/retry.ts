@@ -29,10 +29,15 @@ export async function withRetry<T>(
       return await attempt(n);
     } catch (err) {
       if (!(err instanceof ClientError) || !err.retryable || n >= policy.retries) throw err;
-      const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n);
-      const delay = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+      const delay = backoffDelay(policy, n);
       onRetry?.(err, n + 1, delay);
       await sleep(delay);
     }
   }
+}
+
+/** The wait before retry `n + 1`: doubling from the base up to the ceiling, half of it random. */
+export function backoffDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, n: number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n);
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }

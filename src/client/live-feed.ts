@@ -1,0 +1,105 @@
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { openFeed } from './api-calls.js';
+import { isArchiveRecord, type ArchiveRecord, type QueryFilter } from './archive-record.js';
+import { asClientError, BadResponseError, NetworkError, type ClientError } from './client-errors.js';
+import type { ClientContext } from './client-context.js';
+import { backoffDelay } from './retry.js';
+
+/** One file as the live feed announced it. */
+export interface FeedEvent {
+  /** Resumable id: pass it as `lastEventId` to continue just after this file. */
+  readonly id: string;
+  readonly record: ArchiveRecord;
+}
+
+export interface WatchOptions {
+  /** Continue after this event (from an earlier run); without it the feed starts now. */
+  readonly lastEventId?: string;
+  /** Ends the iteration (cleanly: the loop just finishes). */
+  readonly signal?: AbortSignal;
+  /** Told before each reconnection wait. */
+  readonly onReconnect?: (error: ClientError, attempt: number, delayMs: number) => void;
+}
+
+/**
+ * Files matching the filter as the archive indexes them, from `GET /events`. A dropped
+ * connection, a 5xx or a feed the server closes is reconnected for as long as the caller
+ * iterates, with backoff (the server's `retry:` hint as the first wait, doubling up to the
+ * policy's ceiling), sending the last id seen as Last-Event-ID: no gaps, no repeats.
+ * A 4xx (bad filters, bad id, key refused) ends the iteration with its typed error.
+ * Before the first event of a run without `lastEventId` there is no id to resume from:
+ * files indexed while that first connection is down are not announced.
+ */
+export async function* watchFeed(ctx: ClientContext, filter: QueryFilter, options: WatchOptions = {}): AsyncIterable<FeedEvent> {
+  const { signal } = options;
+  let lastEventId = options.lastEventId;
+  let serverRetryMs: number | undefined;
+  let failures = 0;
+  while (!signal?.aborted) {
+    let body: Readable | undefined;
+    const stop = () => body?.destroy();
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      body = await openFeed(ctx, filter, lastEventId, signal);
+      const stream = readEvents(body, {
+        retry: (ms) => (serverRetryMs = ms),
+        alive: () => (failures = 0),
+      });
+      for await (const event of stream) {
+        if (event.id) lastEventId = event.id;
+        yield event;
+      }
+      throw new NetworkError('the live feed closed');
+    } catch (err) {
+      if (signal?.aborted) return;
+      const error = asClientError(err, 'GET /events');
+      if (!error.retryable) throw error;
+      const delay = backoffDelay({ baseDelayMs: serverRetryMs ?? ctx.retry.baseDelayMs, maxDelayMs: ctx.retry.maxDelayMs }, failures++);
+      options.onReconnect?.(error, failures, delay);
+      await sleep(delay, undefined, { signal }).catch(() => undefined);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      body?.destroy();
+    }
+  }
+}
+
+interface StreamHooks {
+  /** The server's reconnection delay (`retry:`). */
+  retry(ms: number): void;
+  /** Something arrived (an event or a keep-alive comment): the connection is healthy. */
+  alive(): void;
+}
+
+/** The `file` events of one connection, parsed by eventsource-parser; other event types are ignored. */
+async function* readEvents(body: Readable, hooks: StreamHooks): AsyncIterable<FeedEvent> {
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({
+    onEvent: (message) => queue.push(message),
+    onRetry: hooks.retry,
+    onComment: hooks.alive,
+  });
+  body.setEncoding('utf8');
+  for await (const chunk of body as AsyncIterable<string>) {
+    parser.feed(chunk);
+    while (queue.length > 0) {
+      const message = queue.shift()!;
+      hooks.alive();
+      if (message.event !== 'file') continue;
+      yield { id: message.id ?? '', record: recordOf(message.data) };
+    }
+  }
+}
+
+function recordOf(data: string): ArchiveRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    value = undefined;
+  }
+  if (!isArchiveRecord(value)) throw new BadResponseError(`the live feed sent something that is not a file record: ${data.slice(0, 200)}`);
+  return value;
+}
