@@ -19,6 +19,8 @@ export interface WatchOptions {
   readonly lastEventId?: string;
   /** Ends the iteration (cleanly: the loop just finishes). */
   readonly signal?: AbortSignal;
+  /** Told each time the feed is connected (the first time and after each reconnection). */
+  readonly onConnect?: () => void;
   /** Told before each reconnection wait. */
   readonly onReconnect?: (error: ClientError, attempt: number, delayMs: number) => void;
 }
@@ -43,6 +45,7 @@ export async function* watchFeed(ctx: ClientContext, filter: QueryFilter, option
     signal?.addEventListener('abort', stop, { once: true });
     try {
       body = await openFeed(ctx, filter, lastEventId, signal);
+      options.onConnect?.();
       const stream = readEvents(body, {
         retry: (ms) => (serverRetryMs = ms),
         alive: () => (failures = 0),

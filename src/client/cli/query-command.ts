@@ -1,20 +1,37 @@
 import { Option, type Command } from 'commander';
-import { addConnectionOptions, openClient, type ClientFlags } from './client-options.js';
+import { MAX_PAGE_LIMIT } from '../../catalog/query-options.js';
+import type { QuerySort } from '../archive-record.js';
+import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options.js';
 import { OUTPUT_FORMATS, writeRecords, type OutputFormat } from './record-output.js';
 import { describe } from './run-tally.js';
 
 interface QueryFlags extends ClientFlags, FilterFlags {
   readonly output: OutputFormat;
+  readonly format?: OutputFormat;
+  readonly limit?: number;
+  readonly cursor?: string;
+  readonly sort?: string;
 }
 
-/** `sdc query`: records matching the filters, streamed to stdout as a table, JSON or CSV. */
+/** The line `sdc query --limit` leaves on stderr when another page follows; scripts look for it. */
+export const NEXT_PAGE_PREFIX = 'sdc query: next page: --cursor ';
+
+/** `sdc query`: records matching the filters, streamed to stdout as a table, JSON, CSV or NDJSON. */
 export function registerQueryCommand(program: Command, prefix: string): void {
   const cmd = program
     .command('query')
     .description('list archived files whose metadata match the filters (no filter: every file)');
-  addFilterOptions(cmd);
-  cmd.addOption(new Option('-o, --output <format>', 'table (the spec fields, aligned), json (array of every field) or csv').choices(OUTPUT_FORMATS).default('table'));
+  addFilterOptions(cmd)
+    .option('--limit <n>', `one page of at most n records (1 to ${MAX_PAGE_LIMIT}); the next page's cursor goes to stderr`, wholeNumber(1, MAX_PAGE_LIMIT))
+    .option('--cursor <cursor>', 'continue after the page that printed it (keep the other options)')
+    .option('--sort <order>', 'file_path (default), start_date or ingestion_date; - in front for descending, e.g. --sort=-ingestion_date');
+  cmd.addOption(
+    new Option('-o, --output <format>', 'table (the spec fields, aligned), json (array of every field), csv or ndjson (alias --format)')
+      .choices(OUTPUT_FORMATS)
+      .default('table'),
+  );
+  cmd.addOption(new Option('--format <format>').choices(OUTPUT_FORMATS).hideHelp());
   addConnectionOptions(cmd, prefix, { dataDir: false })
     .addHelpText(
       'after',
@@ -23,14 +40,29 @@ Examples:
   $ sdc query --instrument swe --data-level l1a --start-date 20240101 --end-date 20240131
   $ sdc query --instrument mag --version '*' --output json > mag.json
   $ sdc query --file-path imap_swe_l1a_sci_20240105_20240105_v00-01.cdf --output csv
-  $ ${prefix}_DATA_ACCESS_URL=https://data.example.org sdc query --descriptor burst`,
+  $ sdc query --since 2024-06-01T00:00:00Z --latest --output ndjson       new since a date, latest versions
+  $ sdc query --start-date 20240101 --end-date 20240107 --overlap         files whose span meets the week
+  $ sdc query --since 20240601 --limit 1000 --format csv > page1.csv      one page; stderr says:
+      ${NEXT_PAGE_PREFIX}<cursor>
+  $ sdc query --since 20240601 --limit 1000 --format csv --cursor <cursor> > page2.csv
+  $ ${prefix}_DATA_ACCESS_URL=https://data.example.org sdc query --descriptor burst --sort=-ingestion_date`,
     )
     .action(async (flags: QueryFlags, command: Command) => {
       const message = (line: string) => process.stderr.write(`${line}\n`);
+      const output = flags.format ?? flags.output;
       const { client } = openClient(command, flags, message);
+      const query = { ...filterFrom(flags), sort: flags.sort as QuerySort | undefined, cursor: flags.cursor };
       try {
-        const count = await writeRecords(client.records(filterFrom(flags)), flags.output, process.stdout);
-        if (!flags.quiet && flags.output === 'table') message(count === 0 ? 'No files match.' : `${count} file${count === 1 ? '' : 's'}`);
+        if (flags.limit === undefined) {
+          const count = await writeRecords(client.records(query), output, process.stdout);
+          if (!flags.quiet && output === 'table') message(count === 0 ? 'No files match.' : `${count} file${count === 1 ? '' : 's'}`);
+          return;
+        }
+        // One bounded page, read whole (and retried whole), then written.
+        const page = await client.page({ ...query, limit: flags.limit });
+        await writeRecords(page.records, output, process.stdout);
+        if (!flags.quiet && output === 'table') message(`${page.records.length} of ${page.total ?? '?'} files`);
+        if (page.nextCursor !== undefined) message(`${NEXT_PAGE_PREFIX}${page.nextCursor}`);
       } catch (err) {
         // The reader stopped reading (`sdc query | head`): that is its choice, not a failure.
         if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;

@@ -1,24 +1,36 @@
 import { once } from 'node:events';
 import { ALL_FIELDS, SPEC_FIELDS, type ArchiveRecord, type RecordField } from '../archive-record.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'csv'] as const;
+export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Rows read before the table's column widths are fixed; later rows widen their own cells only. */
 const TABLE_SAMPLE = 1000;
 
+export interface WriteOptions {
+  /** Records trickle in (the live feed): write each at once, fix table widths on the first. */
+  readonly live?: boolean;
+}
+
 /**
  * Writes records as they stream in, so a huge answer never sits in memory:
  * `table` (the spec's fields, aligned columns), `json` (one JSON array of every field),
- * `csv` (header row, then RFC 4180 rows of every field). Returns the number written.
+ * `csv` (header row, then RFC 4180 rows of every field), `ndjson` (one JSON object of
+ * every field a line). Returns the number written.
  */
-export async function writeRecords(records: AsyncIterable<ArchiveRecord>, format: OutputFormat, out: NodeJS.WritableStream): Promise<number> {
+export async function writeRecords(
+  records: AsyncIterable<ArchiveRecord> | Iterable<ArchiveRecord>,
+  format: OutputFormat,
+  out: NodeJS.WritableStream,
+  options: WriteOptions = {},
+): Promise<number> {
   // A reader that goes away (`| head`) shows up as an 'error' on the stream: end the loop with it.
   // The listener stays: the error of the last write can arrive after the loop is over.
   let failed: Error | undefined;
   out.on('error', (err: Error) => (failed = err));
   // Lines are gathered into chunks of about CHUNK characters: stdout to a file or pipe is a
   // system call per write, and a million one-line writes cost more than the parsing.
+  const chunk = options.live ? 0 : CHUNK;
   let pending = '';
   const flush = async () => {
     if (failed) throw failed;
@@ -28,16 +40,21 @@ export async function writeRecords(records: AsyncIterable<ArchiveRecord>, format
   };
   const write = async (text: string) => {
     pending += text;
-    if (pending.length >= CHUNK) await flush();
+    if (pending.length >= chunk) await flush();
   };
-  const count = await writeAll(records, format, write);
+  const count = await writeAll(records, format, write, options.live ? 1 : TABLE_SAMPLE);
   await flush();
   return count;
 }
 
 const CHUNK = 64 * 1024;
 
-async function writeAll(records: AsyncIterable<ArchiveRecord>, format: OutputFormat, write: (text: string) => Promise<void>): Promise<number> {
+async function writeAll(
+  records: AsyncIterable<ArchiveRecord> | Iterable<ArchiveRecord>,
+  format: OutputFormat,
+  write: (text: string) => Promise<void>,
+  tableSample: number,
+): Promise<number> {
   let count = 0;
   if (format === 'json') {
     await write('[');
@@ -45,6 +62,11 @@ async function writeAll(records: AsyncIterable<ArchiveRecord>, format: OutputFor
       await write(`${count++ === 0 ? '\n' : ',\n'}  ${JSON.stringify(pick(record, ALL_FIELDS))}`);
     }
     await write(count === 0 ? ']\n' : '\n]\n');
+  } else if (format === 'ndjson') {
+    for await (const record of records) {
+      count++;
+      await write(`${JSON.stringify(pick(record, ALL_FIELDS))}\n`);
+    }
   } else if (format === 'csv') {
     await write(`${ALL_FIELDS.join(',')}\r\n`);
     for await (const record of records) {
@@ -67,7 +89,7 @@ async function writeAll(records: AsyncIterable<ArchiveRecord>, format: OutputFor
     for await (const record of records) {
       count++;
       sample.push(record);
-      if (sample.length >= TABLE_SAMPLE) await flush();
+      if (sample.length >= tableSample) await flush();
     }
     await flush();
   }

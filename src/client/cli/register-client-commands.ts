@@ -3,9 +3,10 @@ import { registerDownloadCommand } from './download-command.js';
 import { helpPrefix } from './client-options.js';
 import { registerQueryCommand } from './query-command.js';
 import { registerUploadCommand } from './upload-command.js';
+import { registerWatchCommand } from './watch-command.js';
 
 /**
- * The client side of `sdc`: query, upload, download. Exit status: 0 when everything
+ * The client side of `sdc`: query, upload, download, watch. Exit status: 0 when everything
  * asked for succeeded, 1 when something failed (with a one-line summary), 2 for usage
  * errors. Messages go to stderr, data (records, paths) to stdout.
  */
@@ -14,6 +15,7 @@ export function registerClientCommands(program: Command, env: NodeJS.ProcessEnv 
   registerQueryCommand(program, prefix);
   registerUploadCommand(program, prefix);
   registerDownloadCommand(program, prefix);
+  registerWatchCommand(program, prefix);
   program.addHelpText(
     'after',
     `
@@ -24,6 +26,8 @@ Examples:
   $ sdc upload imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf
   $ sdc download imap_swe_l1a_sci_20240105_20240105_v00-01.cdf
   $ sdc download --query --instrument mag --jobs 8   everything a query matches
+  $ sdc query --since 20240601 --latest --limit 1000 one page of new files, latest versions
+  $ sdc watch --instrument swe --download            fetch each new file as it is indexed
 
 The client reads ${prefix}_DATA_ACCESS_URL (the service), ${prefix}_DATA_DIR (the local
 mirror, default the current directory) and ${prefix}_API_KEY; each is also a flag.
