@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { openFeed } from './api-calls.js';
 import { isArchiveRecord, type ArchiveRecord, type QueryFilter } from './archive-record.js';
-import { asClientError, BadResponseError, NetworkError, type ClientError } from './client-errors.js';
+import { asClientError, BadResponseError, ClientError, NetworkError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { backoffDelay } from './retry.js';
 
@@ -57,6 +57,8 @@ export async function* watchFeed(ctx: ClientContext, filter: QueryFilter, option
       throw new NetworkError('the live feed closed');
     } catch (err) {
       if (signal?.aborted) return;
+      // Failures of the network (undici's and the system's carry a code) and of the server are retried; a bug is not.
+      if (!(err instanceof ClientError) && typeof (err as NodeJS.ErrnoException).code !== 'string') throw err;
       const error = asClientError(err, 'GET /events');
       if (!error.retryable) throw error;
       const delay = backoffDelay({ baseDelayMs: serverRetryMs ?? ctx.retry.baseDelayMs, maxDelayMs: ctx.retry.maxDelayMs }, failures++);
@@ -84,9 +86,9 @@ async function* readEvents(body: Readable, hooks: StreamHooks): AsyncIterable<Fe
     onRetry: hooks.retry,
     onComment: hooks.alive,
   });
-  body.setEncoding('utf8');
-  for await (const chunk of body as AsyncIterable<string>) {
-    parser.feed(chunk);
+  const text = new TextDecoder();
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    parser.feed(text.decode(chunk, { stream: true }));
     while (queue.length > 0) {
       const message = queue.shift()!;
       hooks.alive();
