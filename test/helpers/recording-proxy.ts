@@ -63,6 +63,11 @@ export class RecordingProxy {
     return this.requests.filter((r) => r.url.startsWith(prefix) && (method === undefined || r.method === method));
   }
 
+  /** Cuts every open connection (a network outage); the proxy keeps listening. */
+  dropConnections(): void {
+    this.server.closeAllConnections();
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
