@@ -75,6 +75,25 @@ describe('sdc query and sdc download --query with the harvesting options, agains
     expect(seen).toEqual([...seen].sort());
   });
 
+  it('the SDK walks every page with pages(), from page() totals and cursors', async () => {
+    const client = new Client({ url: world.url });
+    const filter = { instrument: 'swe', ingestion_end_date: seeded.at(-1)!.ingestion_date } as const;
+    const expected = seeded.filter((r) => r.instrument === 'swe').map((r) => r.file_path).sort();
+    const first = await client.page({ ...filter, limit: 40 });
+    expect([first.total, first.records.length, typeof first.nextCursor]).toEqual([expected.length, 40, 'string']);
+    const walked: string[] = [];
+    let pages = 0;
+    for await (const page of client.pages({ ...filter, limit: 40 })) {
+      pages++;
+      walked.push(...page.records.map((r) => r.file_path));
+    }
+    expect(walked).toEqual(expected);
+    expect(pages).toBe(Math.ceil(expected.length / 40));
+    const rest = await client.query({ ...filter, cursor: first.nextCursor });
+    expect(rest.map((r) => r.file_path)).toEqual(expected.slice(40));
+    await client.close();
+  });
+
   it('--output csv (or --format csv) parses with a CSV parser into every field', async () => {
     for (const flag of ['--output', '--format']) {
       const result = await runCli(['query', '--instrument', 'mag', '--limit', '5', flag, 'csv'], { env: world.env });

@@ -42,6 +42,8 @@ export interface RunningCli {
   readonly stderrLines: string[];
   /** Resolves once a line of stdout (or stderr) passes the test; fails if the CLI exits first. */
   waitFor(stream: 'stdout' | 'stderr', test: (line: string) => boolean): Promise<string>;
+  /** Resolves with the exit status once the CLI ends by itself. */
+  readonly exit: Promise<number | null>;
   /** Sends a signal and resolves with the exit status. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -74,6 +76,7 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Run
   return {
     stdoutLines: lines.stdout,
     stderrLines: lines.stderr,
+    exit,
     waitFor(stream, test) {
       return new Promise((resolve, reject) => {
         const check = () => {
