@@ -19,7 +19,10 @@ export interface WatchOptions {
   readonly lastEventId?: string;
   /** Ends the iteration (cleanly: the loop just finishes). */
   readonly signal?: AbortSignal;
-  /** Told each time the feed is connected (the first time and after each reconnection). */
+  /**
+   * Told each time the feed is connected and its position known (the server's `start` event):
+   * files indexed from then on will be announced. Again after each reconnection.
+   */
   readonly onConnect?: () => void;
   /** Told before each reconnection wait. */
   readonly onReconnect?: (error: ClientError, attempt: number, delayMs: number) => void;
@@ -31,8 +34,9 @@ export interface WatchOptions {
  * iterates, with backoff (the server's `retry:` hint as the first wait, doubling up to the
  * policy's ceiling), sending the last id seen as Last-Event-ID: no gaps, no repeats.
  * A 4xx (bad filters, bad id, key refused) ends the iteration with its typed error.
- * Before the first event of a run without `lastEventId` there is no id to resume from:
- * files indexed while that first connection is down are not announced.
+ * Without `lastEventId` the feed starts when the first connection opens (the server's
+ * `start` event carries that position, so a reconnection before the first file loses nothing);
+ * files indexed before that first connection are not announced.
  */
 export async function* watchFeed(ctx: ClientContext, filter: QueryFilter, options: WatchOptions = {}): AsyncIterable<FeedEvent> {
   const { signal } = options;
@@ -45,14 +49,19 @@ export async function* watchFeed(ctx: ClientContext, filter: QueryFilter, option
     signal?.addEventListener('abort', stop, { once: true });
     try {
       body = await openFeed(ctx, filter, lastEventId, signal);
-      options.onConnect?.();
+      let started = false;
       const stream = readEvents(body, {
         retry: (ms) => (serverRetryMs = ms),
         alive: () => (failures = 0),
       });
-      for await (const event of stream) {
-        if (event.id) lastEventId = event.id;
-        yield event;
+      for await (const message of stream) {
+        // Every id counts (the server's `start` event marks where the feed began), only files are yielded.
+        if (message.id) lastEventId = message.id;
+        if (!started && (message.event === 'start' || message.event === 'file')) {
+          started = true;
+          options.onConnect?.();
+        }
+        if (message.event === 'file') yield { id: lastEventId ?? '', record: recordOf(message.data) };
       }
       throw new NetworkError('the live feed closed');
     } catch (err) {
@@ -78,8 +87,8 @@ interface StreamHooks {
   alive(): void;
 }
 
-/** The `file` events of one connection, parsed by eventsource-parser; other event types are ignored. */
-async function* readEvents(body: Readable, hooks: StreamHooks): AsyncIterable<FeedEvent> {
+/** The events of one connection, parsed by eventsource-parser. */
+async function* readEvents(body: Readable, hooks: StreamHooks): AsyncIterable<EventSourceMessage> {
   const queue: EventSourceMessage[] = [];
   const parser = createParser({
     onEvent: (message) => queue.push(message),
@@ -90,10 +99,8 @@ async function* readEvents(body: Readable, hooks: StreamHooks): AsyncIterable<Fe
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
     parser.feed(text.decode(chunk, { stream: true }));
     while (queue.length > 0) {
-      const message = queue.shift()!;
       hooks.alive();
-      if (message.event !== 'file') continue;
-      yield { id: message.id ?? '', record: recordOf(message.data) };
+      yield queue.shift()!;
     }
   }
 }

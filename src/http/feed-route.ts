@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
+import { feedEventId, parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
 import { queryPairs } from './api-routes.js';
 import { eventsSchema } from './query-schemas.js';
 
@@ -37,6 +37,9 @@ export function feedRoute(ctx: ServiceContext) {
         Connection: 'keep-alive',
       });
       out.write('retry: 2000\n\n');
+      // Where this connection starts, as an id: a client that loses the connection before the
+      // first file resumes from here instead of from its reconnection (no gap).
+      out.write(`id: ${feedEventId(parsed.after)}\nevent: start\ndata: {}\n\n`);
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
       try {
         for await (const event of watch(ctx, parsed.filter, parsed.after, abort.signal)) {

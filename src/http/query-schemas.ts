@@ -92,7 +92,8 @@ export function eventsSchema(mission: MissionConfig) {
     headers: { type: 'object', properties: { 'last-event-id': { type: 'string', description: 'Resume after this event id.' } } },
     response: {
       200: {
-        description: 'text/event-stream: `id`, `event: file`, `data` = the record as JSON; a comment line every 15 s when idle.',
+        description:
+          'text/event-stream: first `event: start` (its `id` = where this connection starts), then per file `id`, `event: file`, `data` = the record as JSON; a comment line every 15 s when idle.',
         content: { 'text/event-stream': { schema: { type: 'string' } } },
       },
       400: text('A filter is unknown, repeated or malformed, or a paging parameter was given.', 'limit does not apply to the live feed; use the query filters only.'),

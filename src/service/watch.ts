@@ -23,6 +23,11 @@ export const FEED_POLL_MS = 500;
  */
 export const FEED_SETTLE_MS = 1000;
 
+/** The resumable id of a feed position (sent back as Last-Event-ID). */
+export function feedEventId(position: QueryPosition): string {
+  return encodeCursor(FEED_ORDER, position);
+}
+
 export interface FeedEvent {
   /** Resumable id: send it back as Last-Event-ID to continue after this record. */
   readonly id: string;
@@ -69,7 +74,7 @@ export async function* watch(
     for await (const record of ctx.catalog.query({ ...filter, ingestion_end: until }, { sort: FEED_ORDER, after })) {
       if (signal.aborted) return;
       after = positionOf(record, FEED_ORDER);
-      yield { id: encodeCursor(FEED_ORDER, after), record };
+      yield { id: feedEventId(after), record };
     }
     await sleep(pollMs, undefined, { signal }).catch(() => undefined);
   }
