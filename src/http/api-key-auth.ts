@@ -54,7 +54,7 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
     if (verdict.kind === 'revoked') return refuse(reply, 403, messages.revoked(verdict.name, verdict.revokedAt));
     request.apiKeyName = verdict.name;
     // Every later log line of this request says whose key it was.
-    request.log = request.log.child({ api_key: verdict.name });
+    request.log = reply.log = request.log.child({ api_key: verdict.name });
   });
 }
 
