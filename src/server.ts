@@ -71,6 +71,8 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
       } finally {
         clearTimeout(force);
       }
+      // Uploads cut by the forced close are still removing their temporary files.
+      if (store instanceof LocalObjectStore) await store.settled();
       await catalog.close();
     },
   };

@@ -14,6 +14,7 @@ import { echoRequestId, requestId } from './request-id.js';
 import { coverageRoute } from './coverage-route.js';
 import { portalPlugin } from './portal-plugin.js';
 import apiKeyAuth from './api-key-auth.js';
+import gracefulClose from './graceful-close.js';
 import limits, { serverLimits, type LimitSettings } from './limits.js';
 import metrics from './metrics.js';
 import rateLimit from './rate-limit.js';
@@ -72,6 +73,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust }:
   await registerCors(app, corsOrigin);
   await registerOpenApi(app, ctx.mission);
 
+  await app.register(gracefulClose);
   if (trust) {
     // Metrics first, so refusals by the others are counted too.
     await app.register(metrics, { catalog: ctx.catalog });

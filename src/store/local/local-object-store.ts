@@ -111,7 +111,22 @@ export class LocalObjectStore implements ObjectStore {
    * file under the key. Bytes past `maxObjectSize` stop the write at once
    * (ObjectTooLargeError) and the temporary file goes.
    */
-  async write(key: string, source: Readable): Promise<WriteResult> {
+  write(key: string, source: Readable): Promise<WriteResult> {
+    const writing = this.writeOnce(key, source);
+    const tracked = writing.catch(() => undefined);
+    this.writing.add(tracked);
+    void tracked.then(() => this.writing.delete(tracked));
+    return writing;
+  }
+
+  /** Resolves once every write under way has finished or cleaned up (for a graceful close). */
+  async settled(): Promise<void> {
+    await Promise.all(this.writing);
+  }
+
+  private readonly writing = new Set<Promise<unknown>>();
+
+  private async writeOnce(key: string, source: Readable): Promise<WriteResult> {
     const file = this.fileOf(key);
     const dir = dirname(file);
     if (await this.head(key)) return { status: 'exists' };
