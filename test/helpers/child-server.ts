@@ -11,13 +11,14 @@ export interface ChildServer {
   readonly process: ChildProcess;
   /** Resolves with the exit code (or signal) once the process has ended. */
   readonly exited: Promise<number | NodeJS.Signals>;
-  /** Every log line the server printed. */
+  /** The log lines the server printed (the first 10 000: a long load run prints many more). */
   readonly logs: string[];
 }
 
 /**
  * `sdc serve` as a separate process on a loopback port chosen by the OS, so a test can
- * kill it (SIGKILL, SIGTERM) the way an operator or the kernel would.
+ * kill it (SIGKILL, SIGTERM) the way an operator or the kernel would. Its log level
+ * must be info or lower: the "Server listening" line tells the port.
  */
 export async function startChildServer(home: string, env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
   const child = spawn(process.execPath, [SDC_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--home', home], {
@@ -31,7 +32,7 @@ export async function startChildServer(home: string, env: NodeJS.ProcessEnv = {}
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
-      logs.push(line);
+      if (logs.length < 10_000) logs.push(line);
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
       if (match) resolve(match[1]!);
     });
