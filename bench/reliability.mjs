@@ -43,7 +43,7 @@ const lines = [
   '|---|---|---|',
   row('hostile-input property cases tried', p?.cases),
   row('answers with a 5xx among them', p?.fivexx, '0'),
-  row('uploads those cases made (all to valid names)', p?.uploads),
+  row('upload addresses handed out to those cases, and used (PUT)', p?.uploads),
   row('catalog records whose name breaks the rules', p ? 0 : undefined, '0 (the test fails otherwise)'),
   row('bytes read or written outside the store (canary file)', p ? 0 : undefined, '0 (the test fails otherwise)'),
   row(`racing same-name uploads: names × racers`, r && `${r.names} × ${r.racersPerName}`),
@@ -64,7 +64,7 @@ const lines = [
   '',
   'Load mix (per connection, in turn): query by instrument and level, query by file_path, download',
   '(302), upload address for a new name (200); rate limiting off (`SDC_RATE_LIMIT=0`), request logs on at',
-  'info level. Latency figures are for this machine only; no test asserts a time.',
+  'info level. The machine is shared with other work, so latency figures are indicative only; no test asserts a time.',
   '',
 ];
 writeFileSync(join(root, 'docs', 'reliability.md'), lines.join('\n'));
