@@ -19,7 +19,7 @@ export interface ApiKeyAuthOptions {
 }
 
 const UPLOAD = /^\/(?:v0\/)?upload(?:[/?]|$)/;
-const READ = /^\/(?:v0\/)?(?:query|download)(?:[/?]|$)/;
+const READ = /^\/(?:v0\/)?(?:query|download|events)(?:[/?]|$)/;
 
 export const messages = {
   missing: (what: string) =>

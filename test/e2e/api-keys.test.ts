@@ -72,13 +72,14 @@ describe('API keys', () => {
     expect(record!.uploader).toBe('swe-pipeline');
   });
 
-  it('SDC_REQUIRE_KEYS closes uploads before any key exists; SDC_READ_NEEDS_KEY closes query and download', async () => {
+  it('SDC_REQUIRE_KEYS closes uploads before any key exists; SDC_READ_NEEDS_KEY closes query, download and the feed', async () => {
     server = await startTestServer({ requireKeys: 'true', readNeedsKey: 'true' });
     expect((await fetch(`${server.url}/upload/${SAMPLE_PATH}`)).status).toBe(401);
     const query = await fetch(`${server.url}/query`);
     expect(query.status).toBe(401);
     expect(await query.text()).toMatch(/required to query or download/);
     expect((await fetch(`${server.url}/download/${SAMPLE_PATH}`)).status).toBe(401);
+    expect((await fetch(`${server.url}/events`)).status).toBe(401);
     const { key } = await server.ctx.catalog.keys().create('reader');
     expect((await fetch(`${server.url}/query`, { headers: { 'X-API-Key': key } })).status).toBe(200);
     expect((await fetch(`${server.url}/download/${SAMPLE_PATH}`, { headers: { 'X-API-Key': key } })).status).toBe(404);
