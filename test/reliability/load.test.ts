@@ -76,6 +76,15 @@ describe('load: query, upload-address and download requests, with uploads in par
       }
     });
 
+    // The server's memory under load, sampled through the run: two samples alone mostly show when V8 last collected.
+    const samples: { rss: number; heapUsed: number }[] = [];
+    const sampler = (async () => {
+      while (running) {
+        await new Promise((r) => setTimeout(r, (SECONDS * 1000) / 30));
+        if (running) samples.push(await memory(server.url));
+      }
+    })();
+
     const result = await autocannon({
       url: server.url,
       connections: CONNECTIONS,
@@ -84,8 +93,12 @@ describe('load: query, upload-address and download requests, with uploads in par
       requests: [mixed],
     });
     running = false;
-    await Promise.all(uploaders);
+    await Promise.all([...uploaders, sampler]);
     const after = await memory(server.url);
+    samples.push(after);
+    const quarter = Math.max(1, Math.floor(samples.length / 4));
+    const medianHeap = (part: typeof samples) => part.map((s) => s.heapUsed).sort((a, b) => a - b)[Math.floor(part.length / 2)]!;
+    const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
     const figures = {
       seconds: SECONDS,
@@ -103,8 +116,13 @@ describe('load: query, upload-address and download requests, with uploads in par
       uploadFailures,
       rssStartMiB: Math.round(before.rss / 2 ** 20),
       rssEndMiB: Math.round(after.rss / 2 ** 20),
-      heapStartMiB: Math.round(before.heapUsed / 2 ** 20),
-      heapEndMiB: Math.round(after.heapUsed / 2 ** 20),
+      heapStartMiB: mib(before.heapUsed),
+      heapEndMiB: mib(after.heapUsed),
+      memorySamples: samples.length,
+      heapMedianFirstQuarterMiB: mib(medianHeap(samples.slice(0, quarter))),
+      heapMedianLastQuarterMiB: mib(medianHeap(samples.slice(-quarter))),
+      heapMinMiB: mib(Math.min(...samples.map((s) => s.heapUsed))),
+      heapMaxMiB: mib(Math.max(...samples.map((s) => s.heapUsed))),
     };
     recordFigures('load', figures);
     // Correctness only: no timing is asserted (the figures go to docs/reliability.md).
@@ -117,5 +135,6 @@ describe('load: query, upload-address and download requests, with uploads in par
       uploadFailures: 0,
     });
     expect(uploads).toBeGreaterThan(0);
+    expect(samples.every((s) => s.heapUsed > 0 && s.rss > 0)).toBe(true);
   });
 });
