@@ -45,6 +45,8 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
   };
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // A browser's CORS preflight never carries the key; the request that follows does.
+    if (request.method === 'OPTIONS') return;
     const what = UPLOAD.test(request.url) ? 'upload' : options.readNeedsKey && READ.test(request.url) ? 'query or download' : undefined;
     if (what === undefined || !(await keysRequired())) return;
     const key = presentedKey(request);

@@ -32,6 +32,12 @@ describe('API keys', () => {
     expect(refused.headers.get('www-authenticate')).toBe('Bearer');
     expect(await refused.text()).toMatch(/API key is required to upload.*X-API-Key/);
     expect(await putWith(server, OTHER_PATH, { 'X-API-Key': key })).toBe(200);
+    // A browser's CORS preflight carries no key, and is answered.
+    const preflight = await fetch(`${server.url}/upload/${OTHER_PATH}`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://portal.test', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+    });
+    expect(preflight.status).toBe(204);
     // Query and download stay public.
     expect((await fetch(`${server.url}/query`)).status).toBe(200);
     expect((await fetch(`${server.url}/download/${SAMPLE_PATH}`, { redirect: 'manual' })).status).toBe(302);
