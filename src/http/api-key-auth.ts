@@ -16,14 +16,17 @@ export interface ApiKeyAuthOptions {
   readonly requireKeys: boolean;
   /** Require keys for query and download too (SDC_READ_NEEDS_KEY). */
   readonly readNeedsKey: boolean;
+  /** The mission's name: its client reads the key from `<MISSION>_API_KEY`. */
+  readonly missionName: string;
 }
 
 const UPLOAD = /^\/(?:v0\/)?upload(?:[/?]|$)/;
 const READ = /^\/(?:v0\/)?(?:query|download|events)(?:[/?]|$)/;
 
 export const messages = {
-  missing: (what: string) =>
-    `An API key is required to ${what}. Send it as the header X-API-Key: <key> (or Authorization: Bearer <key>); the archive's operators issue keys with "sdc keys create".`,
+  missing: (what: string, missionName: string) =>
+    `An API key is required to ${what}. Send it as the header X-API-Key: <key> (or Authorization: Bearer <key>; ` +
+    `the sdc client takes it from ${missionName.toUpperCase()}_API_KEY or --api-key); the archive's operators issue keys with "sdc keys create".`,
   invalid: () => 'The API key is not valid: no key of this archive matches it. Check that it was copied whole, or ask for a new one.',
   revoked: (name: string, when: string) => `The API key "${name}" was revoked on ${when}. Ask the archive's operators for a new one.`,
 } as const;
@@ -50,7 +53,7 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
     const what = UPLOAD.test(request.url) ? 'upload' : options.readNeedsKey && READ.test(request.url) ? 'query or download' : undefined;
     if (what === undefined || !(await keysRequired())) return;
     const key = presentedKey(request);
-    if (key === undefined) return refuse(reply, 401, messages.missing(what));
+    if (key === undefined) return refuse(reply, 401, messages.missing(what, options.missionName));
     const verdict = await options.keys.check(key);
     if (verdict.kind === 'invalid') return refuse(reply, 403, messages.invalid());
     if (verdict.kind === 'revoked') return refuse(reply, 403, messages.revoked(verdict.name, verdict.revokedAt));

@@ -78,7 +78,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust }:
     // Metrics first, so refusals by the others are counted too.
     await app.register(metrics, { catalog: ctx.catalog });
     await app.register(rateLimit, { perMinute: trust.rateLimit });
-    await app.register(apiKeyAuth, trust);
+    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
     await app.register(limits, trust);
   }
   await app.register(apiRoutes(ctx));

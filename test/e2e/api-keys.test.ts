@@ -30,7 +30,7 @@ describe('API keys', () => {
     const refused = await fetch(`${server.url}/upload/${OTHER_PATH}`);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await refused.text()).toMatch(/API key is required to upload.*X-API-Key/);
+    expect(await refused.text()).toMatch(/API key is required to upload.*X-API-Key.*IMAP_API_KEY/);
     expect(await putWith(server, OTHER_PATH, { 'X-API-Key': key })).toBe(200);
     // A browser's CORS preflight carries no key, and is answered.
     const preflight = await fetch(`${server.url}/upload/${OTHER_PATH}`, {
