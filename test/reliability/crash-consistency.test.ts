@@ -87,7 +87,7 @@ describe('crash consistency: SIGKILL in the middle of PUTs', () => {
       server = await startChildServer(home, env);
       const removed = server.logs.map((l) => JSON.parse(l) as { msg: string; removed?: number; indexed?: number });
       tempFilesRemovedAtRestart += removed.find((l) => l.msg.startsWith('removed temporary files'))?.removed ?? 0;
-      indexedAtRestart += removed.find((l) => l.msg === 'reconciled store and catalog')?.indexed ?? 0;
+      indexedAtRestart += removed.find((l) => l.msg === 'indexed objects that had no record')?.indexed ?? 0;
 
       // No temporary file remains; every stored file is whole (its exact planned bytes).
       const stored = await storeFiles(home);
