@@ -13,6 +13,8 @@ export interface ChildServer {
   readonly exited: Promise<number | NodeJS.Signals>;
   /** The log lines the server printed (the first 10 000: a long load run prints many more). */
   readonly logs: string[];
+  /** What it printed on stderr (a crash's stack trace, if any). */
+  stderr(): string;
 }
 
 /**
@@ -38,5 +40,5 @@ export async function startChildServer(home: string, env: NodeJS.ProcessEnv = {}
     });
     void exited.then((how) => reject(new Error(`sdc serve ended (${how}) before listening: ${stderr}`)));
   });
-  return { url, process: child, exited, logs };
+  return { url, process: child, exited, logs, stderr: () => stderr };
 }

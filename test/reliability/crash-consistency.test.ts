@@ -97,6 +97,12 @@ describe('crash consistency: SIGKILL in the middle of PUTs', () => {
       }
 
       // Every acknowledged upload has its record and downloads whole.
+      // Should the restarted server die on its own, say how, so a failure below can be read.
+      let stopping = false;
+      const alive = server;
+      void alive.exited.then((how) => {
+        if (!stopping) console.error(`restarted sdc serve ended (${how}) by itself: ${alive.stderr()}\n${alive.logs.slice(-5).join('\n')}`);
+      });
       const records = new Map(
         ((await (await fetch(`${server.url}/query`)).json()) as { file_path: string; sha256: string; size: number }[]).map((r) => [r.file_path, r]),
       );
@@ -111,6 +117,7 @@ describe('crash consistency: SIGKILL in the middle of PUTs', () => {
         if (res.status === 200 && sha256(Buffer.from(await res.arrayBuffer())) !== sha256(bytes)) partialFilesSeen++;
         if (res.status !== 200) await res.arrayBuffer();
       }
+      stopping = true;
       server.process.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       server = undefined;
