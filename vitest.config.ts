@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The portal's assets (web/dist), which the server serves at /.
-    globalSetup: ['test/helpers/build-portal.ts'],
+    // The portal's assets (web/dist), which the server serves at /; and dist, for the tests
+    // that run the real `sdc` command as a child process.
+    globalSetup: ['test/helpers/build-portal.ts', 'test/helpers/build-dist.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.

@@ -20,6 +20,20 @@ export interface ServerConfig {
   readonly logLevel: string;
   /** Origins allowed by CORS: `*` (the default) or a list of exact origins. */
   readonly corsOrigin: '*' | readonly string[];
+  /** Require an API key for uploads even before any key exists (see src/http/api-key-auth.ts). */
+  readonly requireKeys: boolean;
+  /** Require an API key for query and download too. */
+  readonly readNeedsKey: boolean;
+  /** Largest object a PUT may store, bytes. */
+  readonly maxObjectSize: number;
+  /** Longest time to receive a whole request (headers and body), seconds. */
+  readonly requestTimeout: number;
+  /** Longest a connection may stay silent, seconds. */
+  readonly idleTimeout: number;
+  /** Requests per minute per API key (or per address without one); 0 turns the limit off. */
+  readonly rateLimit: number;
+  /** How long SIGTERM waits for in-flight requests before closing their connections, seconds. */
+  readonly shutdownGrace: number;
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -36,6 +50,13 @@ export const SERVER_SETTINGS = {
   missionConfig: 'SDC_MISSION_CONFIG',
   logLevel: 'SDC_LOG_LEVEL',
   corsOrigin: 'SDC_CORS_ORIGIN',
+  requireKeys: 'SDC_REQUIRE_KEYS',
+  readNeedsKey: 'SDC_READ_NEEDS_KEY',
+  maxObjectSize: 'SDC_MAX_OBJECT_SIZE',
+  requestTimeout: 'SDC_REQUEST_TIMEOUT',
+  idleTimeout: 'SDC_IDLE_TIMEOUT',
+  rateLimit: 'SDC_RATE_LIMIT',
+  shutdownGrace: 'SDC_SHUTDOWN_GRACE',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -62,6 +83,13 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     return n;
   };
 
+  const flag = (name: keyof typeof SERVER_SETTINGS): boolean => {
+    const raw = get(name)?.toLowerCase();
+    if (raw === undefined || raw === 'false' || raw === '0') return false;
+    if (raw === 'true' || raw === '1') return true;
+    throw new ConfigError(`${SERVER_SETTINGS[name]} must be true or false, got ${JSON.stringify(raw)}`);
+  };
+
   const home = resolve(get('home') ?? './sdc-data');
   const publicUrl = get('publicUrl');
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(publicUrl)) {
@@ -83,6 +111,14 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     missionConfig: get('missionConfig'),
     logLevel,
     corsOrigin: parseCorsOrigin(get('corsOrigin')),
+    requireKeys: flag('requireKeys'),
+    readNeedsKey: flag('readNeedsKey'),
+    // 5 GiB: the largest single PUT that S3 itself accepts.
+    maxObjectSize: integer('maxObjectSize', 5 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
+    requestTimeout: integer('requestTimeout', 3600, 1, 7 * 24 * 3600),
+    idleTimeout: integer('idleTimeout', 30, 1, 3600),
+    rateLimit: integer('rateLimit', 1200, 0, 1_000_000),
+    shutdownGrace: integer('shutdownGrace', 30, 0, 3600),
   });
 }
 

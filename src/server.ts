@@ -24,7 +24,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const mission = loadMissionConfig(config.missionConfig);
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
   let listeningUrl = `http://${config.host}:${config.port}`;
-  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl });
+  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize });
   const catalog = await openCatalog(config.catalog);
   const ctx: ServiceContext = {
     mission,
@@ -43,7 +43,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const report = await reconcile(ctx, { checkRecords: false });
   log.info({ indexed: report.indexed, skipped: report.skipped }, 'indexed objects that had no record');
 
-  const app = await buildApp({ ctx, signer, logger: log, corsOrigin: config.corsOrigin });
+  const app = await buildApp({ ctx, signer, logger: log, corsOrigin: config.corsOrigin, trust: { ...config, keys: catalog.keys() } });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
@@ -59,8 +59,20 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     url: listeningUrl,
     app,
     ctx,
+    /**
+     * Graceful: stop accepting, let in-flight requests finish; after
+     * `shutdownGrace` seconds, close the connections still open (an upload cut
+     * there leaves no file: its temporary file goes, see LocalObjectStore.write).
+     */
     async close() {
-      await app.close();
+      const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownGrace * 1000);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
+      // Uploads cut by the forced close are still removing their temporary files.
+      if (store instanceof LocalObjectStore) await store.settled();
       await catalog.close();
     },
   };

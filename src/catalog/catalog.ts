@@ -1,5 +1,6 @@
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
+import type { KeyStore } from './key-store.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
 
@@ -27,6 +28,8 @@ export interface Catalog {
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
+  /** The API keys, kept beside the records. */
+  keys(): KeyStore;
   /** Cheap liveness check for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -14,4 +14,6 @@ export interface FileRecord {
   readonly size: number;
   /** Lower-case hex SHA-256 of the bytes. */
   readonly sha256: string;
+  /** Name of the API key whose upload address stored the file; absent when none did. */
+  readonly uploader?: string;
 }

@@ -5,3 +5,4 @@ export * from './query-filter.js';
 export * from './open-catalog.js';
 export * from './query-options.js';
 export * from './synthetic-records.js';
+export * from './key-store.js';

@@ -2,6 +2,8 @@ import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder, type Selectab
 import type { Catalog } from './catalog.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
+import type { KeyStore } from './key-store.js';
+import { KyselyKeyStore } from './kysely-key-store.js';
 import type { QueryFilter } from './query-filter.js';
 import { DEFAULT_SORT, positionOf, type QueryOptions, type QueryPosition, type QuerySort } from './query-options.js';
 import type { CatalogDatabase, FilesTable } from './schema.js';
@@ -9,7 +11,7 @@ import type { CatalogDatabase, FilesTable } from './schema.js';
 /** Rows fetched per round trip when streaming a query: bounds memory, whatever the match count. */
 export const QUERY_PAGE_SIZE = 1000;
 
-/** Rows per multi-row INSERT (11 parameters each; SQLite allows 32766 per statement). */
+/** Rows per multi-row INSERT (12 parameters each; SQLite allows 32766 per statement). */
 const INSERT_BATCH = 500;
 
 type FilesQuery<O> = SelectQueryBuilder<CatalogDatabase, 'files', O>;
@@ -27,7 +29,7 @@ export class KyselyCatalog implements Catalog {
   async insert(record: FileRecord): Promise<'inserted' | 'exists'> {
     const result = await this.db
       .insertInto('files')
-      .values(record)
+      .values({ ...record, uploader: record.uploader ?? null })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? 'inserted' : 'exists';
@@ -39,7 +41,7 @@ export class KyselyCatalog implements Catalog {
       let inserted = 0;
       // Rows per statement: 12 columns each stays under every backend's parameter limit.
       for (let i = 0; i < records.length; i += INSERT_BATCH) {
-        const rows = records.slice(i, i + INSERT_BATCH);
+        const rows = records.slice(i, i + INSERT_BATCH).map((r) => ({ ...r, uploader: r.uploader ?? null }));
         const result = await trx.insertInto('files').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst();
         inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
       }
@@ -137,6 +139,11 @@ export class KyselyCatalog implements Catalog {
     for await (const record of this.query({})) yield record.file_path;
   }
 
+  /** The API keys, kept in the same database. */
+  keys(): KeyStore {
+    return new KyselyKeyStore(this.db);
+  }
+
   async ping(): Promise<void> {
     await this.db.selectFrom('files').select('file_path').limit(1).execute();
   }
@@ -209,5 +216,6 @@ function toRecord(row: Selectable<FilesTable>): FileRecord {
     ingestion_date: row.ingestion_date,
     size: Number(row.size),
     sha256: row.sha256,
+    ...(row.uploader ? { uploader: row.uploader } : {}),
   };
 }

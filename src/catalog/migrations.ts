@@ -41,6 +41,27 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('files_ingestion').on('files').columns(['ingestion_date', 'file_path']).execute();
     },
   },
+  // Who uploaded a file: the name of the API key whose upload address stored it (null when
+  // keys are off, or for files indexed by reconcile).
+  '0003-files-uploader': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('files').addColumn('uploader', 'text').execute();
+    },
+  },
+  // API keys, stored hashed (see src/catalog/kysely-key-store.ts). Never deleted, only
+  // revoked, so a key's name keeps meaning one key in the records and the logs.
+  '0004-api-keys': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('key_id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('key_hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = {

@@ -1,4 +1,4 @@
-/** Table types for Kysely: the catalog's one table. */
+/** Table types for Kysely: the catalog's tables. */
 export interface FilesTable {
   file_path: string;
   instrument: string;
@@ -12,8 +12,21 @@ export interface FilesTable {
   /** INTEGER in SQLite, BIGINT in PostgreSQL (pg returns it as a string). */
   size: number | string;
   sha256: string;
+  /** Name of the API key that uploaded the file; null when none did. */
+  uploader: string | null;
+}
+
+export interface ApiKeysTable {
+  /** Public part of the key, used to find its row. */
+  key_id: string;
+  name: string;
+  /** Hex SHA-256 of the whole key. */
+  key_hash: string;
+  created_at: string;
+  revoked_at: string | null;
 }
 
 export interface CatalogDatabase {
   files: FilesTable;
+  api_keys: ApiKeysTable;
 }

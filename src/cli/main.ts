@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { registerSeedCommand } from './seed-command.js';
+import { registerKeysCommand } from './keys-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerClientCommands } from '../client/cli/register-client-commands.js';
 
@@ -13,6 +14,7 @@ const program = new Command('sdc')
 registerServeCommand(program);
 registerClientCommands(program);
 registerSeedCommand(program);
+registerKeysCommand(program);
 
 try {
   await program.parseAsync(process.argv);

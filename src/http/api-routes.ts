@@ -13,7 +13,7 @@ export { queryPairs } from './envelope-route.js';
  */
 export function apiRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
-    const uploadRoute = envelopeRoute(ctx, (c, request) => upload(c, pathParam(request)));
+    const uploadRoute = envelopeRoute(ctx, (c, request) => upload(c, pathParam(request), request.apiKeyName));
     const downloadRoute = envelopeRoute(ctx, (c, request) => download(c, pathParam(request)));
     const options = { attachValidation: true } as const;
 

@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
 import { LocalObjectStore, type UrlSigner } from '../store/index.js';
 import { AccessLog } from './access-log.js';
+import type { KeyStore } from '../catalog/index.js';
 import { apiRoutes } from './api-routes.js';
 import { registerCors, type CorsOrigin } from './cors.js';
 import { earlierFormRoutes } from './earlier-form-routes.js';
@@ -12,6 +13,11 @@ import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
 import { coverageRoute } from './coverage-route.js';
 import { portalPlugin } from './portal-plugin.js';
+import apiKeyAuth from './api-key-auth.js';
+import gracefulClose from './graceful-close.js';
+import limits, { serverLimits, type LimitSettings } from './limits.js';
+import metrics from './metrics.js';
+import rateLimit from './rate-limit.js';
 import { storeRoutes } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
 
@@ -23,15 +29,26 @@ export interface AppOptions {
   readonly logger?: FastifyBaseLogger;
   /** Origins allowed by CORS (SDC_CORS_ORIGIN); `*` by default. */
   readonly corsOrigin?: CorsOrigin;
+  /** Keys, limits and metrics (see README "Trust"); none of them when absent. */
+  readonly trust?: TrustSettings;
+}
+
+export interface TrustSettings extends LimitSettings {
+  readonly keys: KeyStore;
+  readonly requireKeys: boolean;
+  readonly readNeedsKey: boolean;
+  /** Requests per minute per key or address; 0 = off. */
+  readonly rateLimit: number;
 }
 
 /** Longest path parameter accepted: long enough for any real path, far below Node's header limit. */
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signer, logger, corsOrigin = '*' }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
+    ...(trust ? serverLimits(trust) : {}),
     genReqId: requestId,
     logController: new AccessLog(),
     frameworkErrors,
@@ -46,6 +63,8 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*' }: AppOpt
       request.log.error({ err: error }, 'request failed');
       return reply.code(500).type('text/plain; charset=utf-8').send(`Internal error (request ${request.id}).`);
     }
+    // A refusal before the body was read (e.g. 413): close, rather than read the rest.
+    if (!request.raw.complete) reply.header('Connection', 'close');
     return reply.code(status).type('text/plain; charset=utf-8').send(error.message);
   });
 
@@ -54,6 +73,14 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*' }: AppOpt
   await registerCors(app, corsOrigin);
   await registerOpenApi(app, ctx.mission);
 
+  await app.register(gracefulClose);
+  if (trust) {
+    // Metrics first, so refusals by the others are counted too.
+    await app.register(metrics, { catalog: ctx.catalog });
+    await app.register(rateLimit, { perMinute: trust.rateLimit });
+    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
+    await app.register(limits, trust);
+  }
   await app.register(apiRoutes(ctx));
   await app.register(feedRoute(ctx));
   await app.register(earlierFormRoutes(ctx), { prefix: '/v0' });

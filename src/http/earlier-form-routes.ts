@@ -11,7 +11,7 @@ import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-rout
 export function earlierFormRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     const options = { attachValidation: true } as const;
-    const uploadRoute = envelopeRoute(ctx, (c, request) => uploadEarlierForm(c, pathParam(request)));
+    const uploadRoute = envelopeRoute(ctx, (c, request) => uploadEarlierForm(c, pathParam(request), request.apiKeyName));
     const downloadRoute = envelopeRoute(ctx, (c, request) => downloadEarlierForm(c, pathParam(request)));
 
     app.get('/upload/science/*', { ...options, schema: uploadSchema(ctx.mission, 'earlier') }, uploadRoute);

@@ -8,6 +8,8 @@ import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 interface StoreQuery {
   expires?: string;
   signature?: string;
+  /** Name of the API key that asked for the upload address (signed with it). */
+  uploader?: string;
 }
 
 /**
@@ -38,8 +40,8 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     /** The key the address names, once its signature is checked; else the reply is sent. */
     const authorize = (request: FastifyRequest, reply: FastifyReply, method: 'GET' | 'PUT'): string | undefined => {
       const key = (request.params as Record<string, string>)['*'] ?? '';
-      const { expires, signature } = request.query as StoreQuery;
-      const verdict = signer.check(method, key, expires, signature);
+      const { expires, signature, uploader } = request.query as StoreQuery;
+      const verdict = signer.check(method, key, expires, signature, { uploader });
       if (verdict !== 'valid') {
         void refuse(
           request,
@@ -68,7 +70,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       if (result.status === 'exists') {
         return refuse(request, reply, 409, messages.alreadyExists(key));
       }
-      await ingest({ ...ctx, log: request.log }, key, result);
+      await ingest({ ...ctx, log: request.log }, key, result, (request.query as StoreQuery).uploader);
       return reply.code(200).header('ETag', `"${result.sha256}"`).send();
     });
 

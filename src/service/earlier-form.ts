@@ -14,8 +14,8 @@ import { upload } from './upload.js';
  */
 
 /** GET /v0/upload/science/{path}: a 400 also says no pre-signed address could be made. */
-export async function uploadEarlierForm(ctx: ServiceContext, requestPath: string): Promise<Envelope> {
-  const envelope = await upload(ctx, requestPath);
+export async function uploadEarlierForm(ctx: ServiceContext, requestPath: string, uploader?: string): Promise<Envelope> {
+  const envelope = await upload(ctx, requestPath, uploader);
   return envelope.statusCode === 400 ? text(400, messages.presignRefused(String(envelope.body))) : envelope;
 }
 

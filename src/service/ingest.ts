@@ -10,9 +10,10 @@ export type IngestResult = 'indexed' | 'exists' | 'skipped';
  * that already has a record is left alone. A key that is not a canonical stored
  * path of a valid name is skipped (and logged), so the catalog never holds a record
  * whose name breaks the rules. The digest is computed from the bytes when the
- * caller did not compute it while they streamed in.
+ * caller did not compute it while they streamed in. `uploader` is the API key's
+ * name the upload address was made for, when there was one.
  */
-export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDigest): Promise<IngestResult> {
+export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDigest, uploader?: string): Promise<IngestResult> {
   const resolved = resolveRequestPath(key, ctx.mission);
   if (resolved.kind !== 'file' || resolved.path !== key) {
     ctx.log.warn({ key }, 'ingest: object key is not a valid stored path; not indexed');
@@ -33,8 +34,9 @@ export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDi
     ingestion_date: new Date().toISOString(),
     size,
     sha256,
+    ...(uploader === undefined ? {} : { uploader }),
   };
   const result = await ctx.catalog.insert(record);
-  if (result === 'inserted') ctx.log.info({ file_path: key, size, sha256 }, 'indexed');
+  if (result === 'inserted') ctx.log.info({ file_path: key, size, sha256, uploader }, 'indexed');
   return result === 'inserted' ? 'indexed' : 'exists';
 }

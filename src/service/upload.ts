@@ -7,9 +7,10 @@ import type { ServiceContext } from './service-context.js';
 /**
  * GET /upload/{path} (interface spec 4.1): checks the name, refuses a file that is
  * stored or indexed (409), else hands out a signed PUT address. Reserves nothing:
- * the store's write refuses a second copy, whoever asked first.
+ * the store's write refuses a second copy, whoever asked first. `uploader`, the
+ * caller's API key name, is bound into the address and kept in the record.
  */
-export async function upload(ctx: ServiceContext, requestPath: string): Promise<Envelope> {
+export async function upload(ctx: ServiceContext, requestPath: string, uploader?: string): Promise<Envelope> {
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
@@ -28,5 +29,5 @@ export async function upload(ctx: ServiceContext, requestPath: string): Promise<
     await ingest(ctx, path);
     return text(409, messages.alreadyExists(path));
   }
-  return { statusCode: 200, body: await ctx.store.presignPut(path, ctx.uploadTtl) };
+  return { statusCode: 200, body: await ctx.store.presignPut(path, ctx.uploadTtl, uploader) };
 }

@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { link, mkdir, open, opendir, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
+import { ObjectTooLargeError, type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import type { UrlSigner } from './url-signer.js';
 
 /** Prefix of in-progress uploads; never a valid stored name, so never listed or served. */
@@ -22,6 +22,8 @@ export class LocalObjectStore implements ObjectStore {
     private readonly signer: UrlSigner,
     /** Base of signed addresses; a function because the port is known only after listen. */
     private readonly publicUrl: () => string,
+    /** Largest object `write` stores, bytes. */
+    readonly maxObjectSize = Number.MAX_SAFE_INTEGER,
   ) {}
 
   /** Absolute file of a key. Refuses anything that could step outside the root. */
@@ -49,18 +51,19 @@ export class LocalObjectStore implements ObjectStore {
     return s?.isFile() ? { key, size: s.size, lastModified: s.mtime } : undefined;
   }
 
-  presignPut(key: string, ttlSeconds: number): Promise<string> {
-    return Promise.resolve(this.signedUrl('PUT', key, ttlSeconds));
+  presignPut(key: string, ttlSeconds: number, uploader?: string): Promise<string> {
+    return Promise.resolve(this.signedUrl('PUT', key, ttlSeconds, uploader));
   }
 
   presignGet(key: string, ttlSeconds: number): Promise<string> {
     return Promise.resolve(this.signedUrl('GET', key, ttlSeconds));
   }
 
-  private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number): string {
+  private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number, uploader?: string): string {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
     const path = key.split('/').map(encodeURIComponent).join('/');
-    return `${this.publicUrl()}/store/${path}?expires=${expires}&signature=${this.signer.sign(method, key, expires)}`;
+    const by = uploader === undefined ? '' : `&uploader=${encodeURIComponent(uploader)}`;
+    return `${this.publicUrl()}/store/${path}?expires=${expires}${by}&signature=${this.signer.sign(method, key, expires, uploader)}`;
   }
 
   async *list(): AsyncIterable<ObjectInfo> {
@@ -105,25 +108,44 @@ export class LocalObjectStore implements ObjectStore {
    * The bytes go to a temporary file in the same folder, hashed on the way and
    * fsynced; `link` then puts them in place only if the key is free, atomically,
    * so racing writers end with exactly one stored and a crash leaves no partial
-   * file under the key.
+   * file under the key. Bytes past `maxObjectSize` stop the write at once
+   * (ObjectTooLargeError) and the temporary file goes.
    */
-  async write(key: string, source: Readable): Promise<WriteResult> {
+  write(key: string, source: Readable): Promise<WriteResult> {
+    const writing = this.writeOnce(key, source);
+    const tracked = writing.catch(() => undefined);
+    this.writing.add(tracked);
+    void tracked.then(() => this.writing.delete(tracked));
+    return writing;
+  }
+
+  /** Resolves once every write under way has finished or cleaned up (for a graceful close). */
+  async settled(): Promise<void> {
+    await Promise.all(this.writing);
+  }
+
+  private readonly writing = new Set<Promise<unknown>>();
+
+  private async writeOnce(key: string, source: Readable): Promise<WriteResult> {
     const file = this.fileOf(key);
     const dir = dirname(file);
     if (await this.head(key)) return { status: 'exists' };
     await mkdir(dir, { recursive: true });
     const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
     const hash = createHash('sha256');
+    const limit = this.maxObjectSize;
     let size = 0;
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
-        hash.update(chunk);
         size += chunk.length;
+        if (size > limit) return done(new ObjectTooLargeError(limit));
+        hash.update(chunk);
         done(null, chunk);
       },
     });
+    const input = detachable(source);
     try {
-      await pipeline(source, meter, createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(input.stream, meter, createWriteStream(temp, { flags: 'wx' }));
       await fsync(temp);
       try {
         await link(temp, file);
@@ -134,6 +156,7 @@ export class LocalObjectStore implements ObjectStore {
       await fsync(dir);
       return { status: 'stored', size, sha256: hash.digest('hex') };
     } finally {
+      input.detach();
       await unlink(temp).catch(() => undefined);
     }
   }
@@ -163,6 +186,33 @@ export class LocalObjectStore implements ObjectStore {
   contains(file: string): boolean {
     return file.startsWith(this.root + sep);
   }
+}
+
+/**
+ * The source piped into a stream of our own. pipeline() destroys its source on any
+ * error, and destroying a request destroys its socket before a 413 could be sent; so
+ * pipeline gets this stream, and the request is only unpiped (then answered, and its
+ * connection closed). A client that aborts still fails the write.
+ */
+function detachable(source: Readable): { readonly stream: PassThrough; detach(): void } {
+  const stream = new PassThrough();
+  const fail = (err?: Error) => stream.destroy(err ?? new Error('the upload was interrupted before its end'));
+  const onClose = () => {
+    if (!source.readableEnded) fail();
+  };
+  source.on('error', fail);
+  source.on('close', onClose);
+  source.pipe(stream);
+  return {
+    stream,
+    detach() {
+      source.unpipe(stream);
+      source.off('close', onClose);
+      // Keep one listener so a late socket error on the request is not an unhandled 'error'.
+      source.off('error', fail);
+      source.on('error', () => undefined);
+    },
+  };
 }
 
 async function fsync(path: string): Promise<void> {

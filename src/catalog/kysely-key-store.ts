@@ -1,0 +1,58 @@
+import type { Kysely, Selectable } from 'kysely';
+import {
+  generateKey,
+  hashKey,
+  keyIdOf,
+  KeyNameError,
+  keyNameProblem,
+  sameHash,
+  type ApiKeyInfo,
+  type KeyCheck,
+  type KeyStore,
+} from './key-store.js';
+import type { ApiKeysTable, CatalogDatabase } from './schema.js';
+
+/** API keys in the catalog database, written once with Kysely for every adapter. */
+export class KyselyKeyStore implements KeyStore {
+  constructor(private readonly db: Kysely<CatalogDatabase>) {}
+
+  async create(name: string): Promise<{ key: string; info: ApiKeyInfo }> {
+    const problem = keyNameProblem(name);
+    if (problem) throw new KeyNameError(problem);
+    const existing = await this.db.selectFrom('api_keys').select('name').where('name', '=', name).executeTakeFirst();
+    if (existing) throw new KeyNameError(`A key named ${name} already exists (names are never reused, even after revoke). Choose another name.`);
+    const { key, keyId } = generateKey();
+    const row = { key_id: keyId, name, key_hash: hashKey(key), created_at: new Date().toISOString(), revoked_at: null };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return { key, info: toInfo(row) };
+  }
+
+  async list(): Promise<ApiKeyInfo[]> {
+    const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('name').execute();
+    return rows.map(toInfo);
+  }
+
+  async revoke(name: string): Promise<'revoked' | 'already_revoked' | 'unknown'> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('name', '=', name).executeTakeFirst();
+    if (!row) return 'unknown';
+    if (row.revoked_at) return 'already_revoked';
+    await this.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('name', '=', name).execute();
+    return 'revoked';
+  }
+
+  async check(presented: string): Promise<KeyCheck> {
+    const keyId = keyIdOf(presented);
+    if (keyId === undefined) return { kind: 'invalid' };
+    const row = await this.db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+    if (!row || !sameHash(hashKey(presented), row.key_hash)) return { kind: 'invalid' };
+    return row.revoked_at ? { kind: 'revoked', name: row.name, revokedAt: row.revoked_at } : { kind: 'valid', name: row.name };
+  }
+
+  async anyExist(): Promise<boolean> {
+    return (await this.db.selectFrom('api_keys').select('key_id').limit(1).executeTakeFirst()) !== undefined;
+  }
+}
+
+function toInfo(row: Selectable<ApiKeysTable>): ApiKeyInfo {
+  return { name: row.name, keyId: row.key_id, createdAt: row.created_at, ...(row.revoked_at ? { revokedAt: row.revoked_at } : {}) };
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { ObjectTooLargeError } from '../store/index.js';
+
+export interface LimitSettings {
+  /** Largest object a PUT may store, bytes. */
+  readonly maxObjectSize: number;
+  /** Longest time to receive a whole request, body included, seconds. */
+  readonly requestTimeout: number;
+  /** Longest a connection may stay silent, seconds. */
+  readonly idleTimeout: number;
+}
+
+/**
+ * Request line plus headers, bytes: far more than any real client sends (the longest
+ * stored path is well under 1 KiB), small enough that no one can park memory in them.
+ * Node answers 431 past it.
+ */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** Headers must arrive within this long, so a client that drips them cannot hold a socket. */
+const HEADERS_TIMEOUT_MS = 10_000;
+
+/** Fastify's server options that bound what a slow or greedy client can hold. */
+export function serverLimits(limits: LimitSettings) {
+  return {
+    connectionTimeout: limits.idleTimeout * 1000,
+    requestTimeout: limits.requestTimeout * 1000,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+  };
+}
+
+/**
+ * Refuses an upload whose declared Content-Length is over the limit before any of its
+ * bytes are read (413, connection closed); chunked uploads are stopped by the store as
+ * they pass it. Also applies the headers timeout to the server.
+ */
+async function limitsPlugin(app: FastifyInstance, limits: LimitSettings): Promise<void> {
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeout * 1000);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'PUT') return;
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > limits.maxObjectSize) {
+      return reply
+        .code(413)
+        .header('Connection', 'close')
+        .type('text/plain; charset=utf-8')
+        .send(new ObjectTooLargeError(limits.maxObjectSize).message);
+    }
+  });
+}
+
+export default fp(limitsPlugin, { name: 'sdc-limits' });

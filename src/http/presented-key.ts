@@ -1,0 +1,19 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * The API key a request carries: `X-API-Key: <key>` (the mission's own header) or
+ * `Authorization: Bearer <key>`. X-API-Key wins when both are sent.
+ */
+export function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-api-key'];
+  const direct = Array.isArray(header) ? header[0] : header;
+  if (direct !== undefined && direct.trim() !== '') return direct.trim();
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return bearer?.[1];
+}
+
+/** A short, one-way tag of a key: lets a rate limit count per key without keeping the key. */
+export function keyTag(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}

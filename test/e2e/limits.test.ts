@@ -1,0 +1,103 @@
+import { readdir } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadServerConfig } from '../../src/config.js';
+import { SAMPLE_PATH, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const LIMIT = 1000;
+
+/** Every file under the store, temporary ones included. */
+async function storeFiles(server: TestServer): Promise<string[]> {
+  const entries = await readdir(join(server.home, 'store'), { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => e.name);
+}
+
+async function uploadAddress(server: TestServer): Promise<URL> {
+  return new URL((await (await fetch(`${server.url}/upload/${SAMPLE_PATH}`)).json()) as string);
+}
+
+/**
+ * A chunked PUT that keeps sending until the server answers or closes: the answer
+ * (or 'closed'), and how many bytes were sent by then.
+ */
+function chunkedPut(address: URL, chunk: Buffer, maxChunks: number): Promise<{ status: number | 'closed'; body: string; sent: number }> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    let done = false;
+    const finish = (status: number | 'closed', body = '') => {
+      if (!done) resolve({ status, body, sent });
+      done = true;
+    };
+    const req = request(address, { method: 'PUT', headers: { 'Transfer-Encoding': 'chunked' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => finish(res.statusCode!, body));
+    });
+    req.on('error', () => finish('closed'));
+    const pump = () => {
+      if (done || sent >= chunk.length * maxChunks) return req.end();
+      sent += chunk.length;
+      req.write(chunk, () => setImmediate(pump));
+    };
+    pump();
+  });
+}
+
+describe('limits', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    await server?.stop();
+  });
+
+  it('refuses a PUT whose Content-Length is over the maximum object size before storing any of it (413)', async () => {
+    server = await startTestServer({ maxObjectSize: String(LIMIT) });
+    const res = await fetch(await uploadAddress(server), { method: 'PUT', body: Buffer.alloc(LIMIT + 1), headers: { 'Content-Type': '' } });
+    expect(res.status).toBe(413);
+    expect(await res.text()).toMatch(/at most 1000 bytes \(SDC_MAX_OBJECT_SIZE\)/);
+    expect(await storeFiles(server)).toEqual([]);
+    // A file of exactly the limit is stored.
+    const ok = await fetch(await uploadAddress(server), { method: 'PUT', body: Buffer.alloc(LIMIT), headers: { 'Content-Type': '' } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('stops a chunked upload as it passes the limit and leaves no file, temporary or not', async () => {
+    server = await startTestServer({ maxObjectSize: String(LIMIT) });
+    const result = await chunkedPut(await uploadAddress(server), Buffer.alloc(400, 1), 10_000);
+    // Stopped long before the client ran out of chunks to send.
+    expect(result.sent).toBeLessThan(400 * 10_000);
+    if (result.status !== 'closed') {
+      expect(result.status).toBe(413);
+      expect(result.body).toMatch(/SDC_MAX_OBJECT_SIZE/);
+    }
+    expect(await storeFiles(server)).toEqual([]);
+    expect(await (await fetch(`${server.url}/query`)).json()).toEqual([]);
+  });
+
+  it('answers 431 to headers and URLs past 16 KiB', async () => {
+    server = await startTestServer();
+    expect((await fetch(`${server.url}/query?descriptor=${'d'.repeat(17 * 1024)}`)).status).toBe(431);
+    expect((await fetch(`${server.url}/query`, { headers: { 'X-Filler': 'f'.repeat(17 * 1024) } })).status).toBe(431);
+  });
+
+  it('rate-limits per key or address with 429 and Retry-After', async () => {
+    server = await startTestServer({ rateLimit: '5' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await fetch(`${server.url}/query`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const limited = await fetch(`${server.url}/query`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.text()).toMatch(/at most 5 a minute.*Retry after \d+ s/);
+    // A client with its own key has its own budget.
+    const { key } = await server.ctx.catalog.keys().create('pipeline');
+    expect((await fetch(`${server.url}/query`, { headers: { 'X-API-Key': key } })).status).toBe(200);
+  });
+
+  it('refuses malformed limit settings with a message naming the variable', () => {
+    expect(() => loadServerConfig({ SDC_MAX_OBJECT_SIZE: '10GB' })).toThrow(/SDC_MAX_OBJECT_SIZE must be a whole number/);
+    expect(() => loadServerConfig({ SDC_REQUIRE_KEYS: 'yes' })).toThrow(/SDC_REQUIRE_KEYS must be true or false/);
+    expect(loadServerConfig({ SDC_RATE_LIMIT: '0', SDC_READ_NEEDS_KEY: 'true' })).toMatchObject({ rateLimit: 0, readNeedsKey: true });
+  });
+});

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE_PATH, startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
+
+/** The value of one sample line of the Prometheus text format, 0 when absent. */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+describe('/metrics', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('counts requests by route and status, bytes, uploads stored, 409s, signature and key failures, catalog size', async () => {
+    const bytes = 'x'.repeat(5000);
+    expect((await uploadFile(server.url, SAMPLE_PATH, bytes)).status).toBe(200);
+    expect((await fetch(`${server.url}/upload/${SAMPLE_PATH}`)).status).toBe(409);
+    const location = (await fetch(`${server.url}/download/${SAMPLE_PATH}`, { redirect: 'manual' })).headers.get('location')!;
+    expect(await (await fetch(location)).text()).toBe(bytes);
+    expect((await fetch(location.replace(/signature=[0-9a-f]{4}/, 'signature=0000'))).status).toBe(403);
+    await server.ctx.catalog.keys().create('k');
+    expect((await fetch(`${server.url}/upload/${SAMPLE_PATH}`)).status).toBe(401);
+    expect((await fetch(`${server.url}/upload/${SAMPLE_PATH}`, { headers: { 'X-API-Key': 'wrong' } })).status).toBe(403);
+
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(sample(text, 'sdc_http_requests_total{method="GET",route="/upload/*",status="200"}')).toBe(1);
+    expect(sample(text, 'sdc_http_requests_total{method="GET",route="/upload/*",status="409"}')).toBe(1);
+    expect(sample(text, 'sdc_http_requests_total{method="PUT",route="/store/*",status="200"}')).toBe(1);
+    expect(sample(text, 'sdc_http_requests_total{method="GET",route="/download/*",status="302"}')).toBe(1);
+    expect(sample(text, 'sdc_http_request_duration_seconds_count{method="GET",route="/download/*"}')).toBe(1);
+    expect(sample(text, 'sdc_http_received_bytes_total{route="/store/*"}')).toBeGreaterThanOrEqual(5000);
+    expect(sample(text, 'sdc_http_sent_bytes_total{route="/store/*"}')).toBeGreaterThanOrEqual(5000);
+    expect(sample(text, 'sdc_uploads_stored_total')).toBe(1);
+    expect(sample(text, 'sdc_upload_conflicts_total')).toBe(1);
+    expect(sample(text, 'sdc_signature_failures_total')).toBe(1);
+    expect(sample(text, 'sdc_api_key_failures_total{reason="missing"}')).toBe(1);
+    expect(sample(text, 'sdc_api_key_failures_total{reason="refused"}')).toBe(1);
+    expect(sample(text, 'sdc_catalog_files')).toBe(1);
+    expect(sample(text, 'sdc_process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+});

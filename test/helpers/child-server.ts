@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** The built command line (test/helpers/build-dist.ts compiles it before the tests run). */
+export const SDC_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli', 'main.js');
+
+export interface ChildServer {
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  readonly exited: Promise<number | NodeJS.Signals>;
+  /** The log lines the server printed (the first 10 000: a long load run prints many more). */
+  readonly logs: string[];
+  /** What it printed on stderr (a crash's stack trace, if any). */
+  stderr(): string;
+}
+
+/**
+ * `sdc serve` as a separate process on a loopback port chosen by the OS, so a test can
+ * kill it (SIGKILL, SIGTERM) the way an operator or the kernel would. Its log level
+ * must be info or lower: the "Server listening" line tells the port.
+ */
+export async function startChildServer(home: string, env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+  const child = spawn(process.execPath, [SDC_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--home', home], {
+    env: { PATH: process.env.PATH, SDC_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code ?? 0)));
+  const logs: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (logs.length < 10_000) logs.push(line);
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((how) => reject(new Error(`sdc serve ended (${how}) before listening: ${stderr}`)));
+  });
+  return { url, process: child, exited, logs, stderr: () => stderr };
+}
