@@ -1,3 +1,4 @@
+import { messages as keyMessages } from './api-key-auth.js';
 import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
 import { exampleStoredPath, messages } from '../service/index.js';
 
@@ -68,7 +69,19 @@ export function uploadSchema(mission: MissionConfig, form: 'current' | 'earlier'
           ? text('The name breaks a naming rule (spec 7.1); the text says which.', refusal)
           : text('No pre-signed address: the name breaks a naming rule; the text says which.', messages.presignRefused(refusal)),
       409: text('The file is already stored.', messages.alreadyExists(path)),
+      ...keyResponses(mission),
     },
+    // A key is needed once the archive has issued any (docs/trust.md); until then uploads are open.
+    security: [{ apiKey: [] }, { bearer: [] }, {}] as { [scheme: string]: string[] }[],
+  };
+}
+
+/** What an operation that may need an API key also answers (api-key-auth.ts, rate-limit.ts). */
+function keyResponses(mission: MissionConfig) {
+  return {
+    401: text('No API key was sent, and this archive needs one here.', keyMessages.missing('upload files', mission.name)),
+    403: text('The API key is wrong or revoked; the text says which.', keyMessages.invalid()),
+    429: text('Too many requests from this key or address; Retry-After says when to try again.', 'Rate limit exceeded, retry in 1 minute'),
   };
 }
 

@@ -64,6 +64,12 @@ export async function registerOpenApi(app: FastifyInstance, mission: MissionConf
           `${PACKAGE.description}. Two forms of the API: the current form at the root, and the earlier form under /v0 ` +
           '(upload at /v0/upload/science/{path}, query answering one string of Python tuples). All operations are GET.',
       },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key from "sdc keys create".' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'The same key as a bearer token.' },
+        },
+      },
       tags: [
         { name: 'current form', description: 'Interface spec section 4.' },
         { name: 'earlier form', description: 'Interface spec, end of 4.3: served under /v0.' },

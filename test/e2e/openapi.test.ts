@@ -13,11 +13,11 @@ type Document = { openapi: string; paths: Record<string, Record<string, Operatio
 
 /** What the issue asks the document to describe: both forms and the operational endpoints. */
 const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'coverage' | 'none' }> = {
-  '/upload/{path}': { statuses: ['200', '400', '409'], params: 'path' },
-  '/upload/science/{path}': { statuses: ['200', '400', '409'], params: 'path' },
+  '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
+  '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
   '/query': { statuses: ['200', '400'], params: 'query' },
-  '/v0/upload/science/{path}': { statuses: ['200', '400', '409'], params: 'path' },
+  '/v0/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
   '/v0/query': { statuses: ['200', '400'], params: 'query' },
   '/events': { statuses: ['200', '400'], params: 'filters' },
