@@ -45,3 +45,32 @@ export async function startS3TestServer(bucket = 'sdc-test'): Promise<S3TestServ
     },
   };
 }
+
+/**
+ * Makes the S3 test server deliver its object-created notifications to a service's
+ * POST /events/s3, as a MinIO webhook does. s3rver announces a PUT before it answers
+ * it, so once a client has its PUT response the delivery has started; `settle`
+ * waits for every delivery started so far.
+ */
+export function deliverEvents(s3: S3TestServer, serviceUrl: string, token: string): { settle(): Promise<void>; statuses: number[] } {
+  const pending = new Set<Promise<void>>();
+  const statuses: number[] = [];
+  s3.server.on('event', (event: unknown) => {
+    const delivery = fetch(`${serviceUrl}/events/s3`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify(event),
+    }).then(async (res) => {
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    });
+    pending.add(delivery);
+    void delivery.finally(() => pending.delete(delivery));
+  });
+  return {
+    statuses,
+    async settle() {
+      await Promise.all([...pending]);
+    },
+  };
+}
