@@ -25,6 +25,16 @@ export interface ReconcileOptions {
   readonly onMissing?: (path: string) => void;
 }
 
+/** How far a reconcile run has come. */
+export interface ReconcileProgress {
+  /** Objects listed and records read so far. */
+  readonly objects: number;
+  readonly records: number;
+  readonly indexed: number;
+  readonly skipped: number;
+  readonly missing: number;
+}
+
 const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
