@@ -74,10 +74,14 @@ function migrations(dialect: CatalogDialect): Record<string, Migration> {
   };
 }
 
-/** Brings the schema up to date; safe to run at every start. */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect): Promise<void> {
+/**
+ * Brings the schema up to date; safe to run at every start. `schema` names where
+ * PostgreSQL keeps the migrator's own tables: Kysely looks for them in every schema
+ * unless told, and would take another deployment's for its own.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const { error, results } = await new Migrator({ db, provider, migrationTableSchema: schema }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`catalog migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`, {

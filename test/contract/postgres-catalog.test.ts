@@ -36,6 +36,23 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres' : NO_DATABASE
       }
     });
 
+    it('keeps deployments in different schemas of one database apart, migrations included', async () => {
+      const first = testSchema();
+      const second = testSchema();
+      const a = await openCatalog(first.url);
+      try {
+        // The second schema is new while the first already has the migrator's tables.
+        const b = await openCatalog(second.url);
+        await b.insert(recordOf('imap_lo_l1a_de_20240106_20240106_v00-01.cdf'));
+        expect(await a.get('imap/lo/l1a/2024/01/imap_lo_l1a_de_20240106_20240106_v00-01.cdf')).toBeUndefined();
+        await b.close();
+      } finally {
+        await a.close();
+        await first.drop();
+        await second.drop();
+      }
+    });
+
     it('lets instances start together on a new schema: one creates and migrates it, all can use it', async () => {
       const schema = testSchema();
       const catalogs = await Promise.all(Array.from({ length: 4 }, () => openCatalog(schema.url)));

@@ -30,7 +30,7 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
   try {
     await createSchema(db, schema);
-    await migrateToLatest(db as Kysely<unknown>, POSTGRES_DIALECT);
+    await migrateToLatest(db as Kysely<unknown>, POSTGRES_DIALECT, schema);
   } catch (err) {
     await db.destroy();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
