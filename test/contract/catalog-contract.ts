@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, FileRecord } from '../../src/catalog/index.js';
+import { positionOf, type Catalog, type FileRecord, type QuerySort } from '../../src/catalog/index.js';
 import { QUERY_PAGE_SIZE } from '../../src/catalog/kysely-catalog.js';
 import { IMAP_MISSION, parseFileName, storedPath } from '../../src/mission/index.js';
 
@@ -73,6 +73,13 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       expect(await catalog().get('imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v09-09.cdf')).toBeUndefined();
     });
 
+    it('inserts many records at once, counting only the new ones', async () => {
+      const batch = ['imap_idex_l1a_dust_20240105_20240105_v00-01.cdf', 'imap_idex_l1a_dust_20240106_20240106_v00-01.cdf'].map((n) => recordOf(n));
+      expect(await catalog().insertMany(batch)).toBe(2);
+      expect(await catalog().insertMany([...batch, recordOf('imap_idex_l1a_dust_20240107_20240107_v00-01.cdf')])).toBe(1);
+      expect(await catalog().count({ instrument: 'idex' })).toBe(3);
+    });
+
     it('lets exactly one of several racing inserts of one record win', async () => {
       const record = recordOf('imap_mag_l1a_norm_20240105_20240105_v00-01.cdf');
       const results = await Promise.all(Array.from({ length: 8 }, () => catalog().insert(record)));
@@ -104,7 +111,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
         'imap/hit/l1b/2024/02/imap_hit_l1b_Burst_20240210_20240210_v00-01.cdf',
       ]);
       expect(await paths({ file_path: 'imap/hit/l2/2024/03/imap_hit_l2_burst_20240301_20240302_v01-00.cdf' })).toHaveLength(1);
-      expect(await paths({ instrument: 'idex' })).toEqual([]);
+      expect(await paths({ instrument: 'glows' })).toEqual([]);
     });
 
     it('streams a result larger than a page without gaps or repeats', async () => {
@@ -122,6 +129,29 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       expect(paths).toEqual([...paths].sort(byteOrder));
       expect(new Set(paths).size).toBe(paths.length);
       expect(paths).toEqual(expect.arrayContaining(inserted));
+    });
+
+    it('walks any sort order in pages (after + limit) exactly as in one pass', async () => {
+      const sorts: QuerySort[] = [
+        { field: 'file_path', descending: false },
+        { field: 'start_date', descending: true },
+        { field: 'ingestion_date', descending: false },
+      ];
+      for (const sort of sorts) {
+        const whole = await collect(catalog().query({ instrument: 'codice' }, { sort }));
+        const keys = whole.map((r) => [r[sort.field], r.file_path] as const);
+        const expected = [...keys].sort((a, b) => byteOrder(a[0], b[0]) || byteOrder(a[1], b[1]));
+        expect(keys).toEqual(sort.descending ? expected.reverse() : expected);
+        const paged: FileRecord[] = [];
+        for (;;) {
+          const after = paged.length > 0 ? positionOf(paged[paged.length - 1]!, sort) : undefined;
+          const page = await collect(catalog().query({ instrument: 'codice' }, { sort, after, limit: 700 }));
+          paged.push(...page);
+          if (page.length < 700) break;
+        }
+        expect(paged.map((r) => r.file_path)).toEqual(whole.map((r) => r.file_path));
+      }
+      expect(await catalog().count({ instrument: 'codice' })).toBe(QUERY_PAGE_SIZE * 2 + 7);
     });
 
     it('frees what a query holds when the reader stops early', async () => {
