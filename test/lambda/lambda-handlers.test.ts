@@ -65,12 +65,26 @@ describe('AWS Lambda handlers', () => {
   });
 
   it('answers a query through a REST API (v1) event with the records and the spec headers', async () => {
-    const result = await api(v1Event('/query', { instrument: ['swe'], start_date: ['20240101'] }));
+    const result = await api(v1Event('/query', { instrument: ['swe'], start_date: ['20240101'], version: ['v00-01'] }));
     expect(result.statusCode).toBe(200);
     expect(result.headers).toMatchObject({ 'content-type': 'application/json', 'Access-Control-Allow-Origin': '*' });
     expect(JSON.parse(result.body)).toMatchObject([
       { file_path: PATH, instrument: 'swe', size: BYTES.length, sha256: createHash('sha256').update(BYTES).digest('hex') },
     ]);
+  });
+
+  it('pages a query with a Link to the next page at the address the client called, and answers CSV on Accept', async () => {
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: PATH.replace('v00-01', 'v00-02'), Body: 'v2' }));
+    await ingest(s3Notification(PATH.replace('v00-01', 'v00-02')));
+    const page = await api(v2Event('/query', 'instrument=swe&limit=1', 'prod'));
+    expect(page.statusCode).toBe(200);
+    expect(page.headers).toMatchObject({ 'X-Total-Count': '2' });
+    expect(page.headers!.Link).toMatch(/^<https:\/\/xyz789abcd\.execute-api\.us-west-2\.amazonaws\.com\/prod\/query\?instrument=swe&limit=1&cursor=[^>]+>; rel="next"$/);
+    const v1 = v1Event('/query', { instrument: ['swe'] });
+    v1.headers.Accept = 'text/csv';
+    const csv = await api(v1);
+    expect(csv.headers!['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256');
   });
 
   it('redirects a download through a v2 event on a named stage to the signed address of the bytes', async () => {
