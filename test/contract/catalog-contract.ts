@@ -116,13 +116,12 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
 
     it('streams a result larger than a page without gaps or repeats', async () => {
       const count = QUERY_PAGE_SIZE * 2 + 7;
-      const inserted: string[] = [];
-      for (let i = 0; i < count; i++) {
+      const records = Array.from({ length: count }, (_, i) => {
         const day = String(1 + (i % 28)).padStart(2, '0');
-        const record = recordOf(`imap_codice_l1a_d${i}_202405${day}_202405${day}_v00-01.cdf`);
-        await catalog().insert(record);
-        inserted.push(record.file_path);
-      }
+        return recordOf(`imap_codice_l1a_d${i}_202405${day}_202405${day}_v00-01.cdf`);
+      });
+      expect(await catalog().insertMany(records)).toBe(count);
+      const inserted = records.map((r) => r.file_path);
       const got = (await collect(catalog().query({ instrument: 'codice' }))).map((r) => r.file_path);
       expect(got).toEqual(inserted.sort(byteOrder));
       const paths = await collect(catalog().paths());
