@@ -1,4 +1,14 @@
-import { download, query, upload, type Envelope, type ServiceContext } from '../service/index.js';
+import {
+  coverage,
+  download,
+  downloadEarlierForm,
+  query,
+  queryEarlierForm,
+  upload,
+  uploadEarlierForm,
+  type Envelope,
+  type ServiceContext,
+} from '../service/index.js';
 
 /** An API call, whatever carried it (API Gateway v1 or v2). */
 export interface ApiRequest {
@@ -13,22 +23,43 @@ export interface ApiRequest {
   readonly url?: string;
 }
 
-const ENDPOINTS = 'GET /upload/{path}, GET /download/{path}, GET /query?<parameters>';
+type Operation = (ctx: ServiceContext, request: ApiRequest, tail: string) => Envelope | Promise<Envelope>;
 
-/** The tail after `/upload` or `/download`: `` for the bare route, undefined when the path is another one. */
+/**
+ * The operations, by path, as the Fastify routes map them (api-routes.ts,
+ * earlier-form-routes.ts, coverage-route.ts): a prefix takes the rest of the path as the
+ * file's path; an exact path takes the query string. More specific prefixes first.
+ */
+const BY_PREFIX: readonly (readonly [string, Operation])[] = [
+  ['/upload/science', (ctx, _r, tail) => upload(ctx, tail)],
+  ['/upload', (ctx, _r, tail) => upload(ctx, tail)],
+  ['/download', (ctx, _r, tail) => download(ctx, tail)],
+  ['/v0/upload/science', (ctx, _r, tail) => uploadEarlierForm(ctx, tail)],
+  ['/v0/download', (ctx, _r, tail) => downloadEarlierForm(ctx, tail)],
+];
+const EXACT: Readonly<Record<string, Operation>> = {
+  '/query': (ctx, r) => query(ctx, r.query, { accept: r.accept, url: r.url }),
+  '/v0/query': (ctx, r) => queryEarlierForm(ctx, r.query, { url: r.url }),
+  '/coverage': (ctx, r) => coverage(ctx, r.query),
+};
+
+const ENDPOINTS = [...BY_PREFIX.map(([prefix]) => `${prefix}/{path}`), ...Object.keys(EXACT)].map((p) => `GET ${p}`).join(', ');
+
+/** The tail after `prefix`: `` for the bare route, undefined when the path is another one. */
 function tail(path: string, prefix: string): string | undefined {
   if (path === prefix) return '';
   return path.startsWith(`${prefix}/`) ? path.slice(prefix.length + 1) : undefined;
 }
 
-/** The three endpoints of interface spec 4 (current form), as the Fastify routes map them, to the same operations. */
+/** The API's GET operations (the same service functions as the HTTP server's routes). */
 export async function routeApiRequest(ctx: ServiceContext, request: ApiRequest): Promise<Envelope> {
   if (request.method === 'GET') {
-    const uploadPath = tail(request.path, '/upload');
-    if (uploadPath !== undefined) return upload(ctx, uploadPath);
-    const downloadPath = tail(request.path, '/download');
-    if (downloadPath !== undefined) return download(ctx, downloadPath);
-    if (request.path === '/query') return query(ctx, request.query, { accept: request.accept, url: request.url });
+    const exact = EXACT[request.path];
+    if (exact) return exact(ctx, request, '');
+    for (const [prefix, operation] of BY_PREFIX) {
+      const rest = tail(request.path, prefix);
+      if (rest !== undefined) return operation(ctx, request, rest);
+    }
   }
   return { statusCode: 404, body: `Not found: ${request.method} ${request.path}. The endpoints are ${ENDPOINTS}.` };
 }

@@ -39,6 +39,9 @@ describe('POST /events/s3', () => {
     expect(wrong.status).toBe(403);
     expect(await wrong.text()).toContain('does not match');
     expect((await post(event, `Basic ${TOKEN}`)).status).toBe(401);
+    // The credentials are checked first, whatever the body.
+    expect((await post('{"Records": [', `Bearer wrong`)).status).toBe(403);
+    expect((await post('{"Records": [')).status).toBe(401);
 
     closed = await startTestServer({ store: s3.storeUrl });
     const disabled = await post(event, `Bearer ${TOKEN}`, closed.url);

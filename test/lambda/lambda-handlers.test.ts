@@ -122,6 +122,12 @@ describe('AWS Lambda handlers', () => {
         [v1Event('/download/imap/swe/l1a/'), '/download/imap/swe/l1a/'],
         [v2Event(`/download/${NAME.replace('v00-01', 'v00-09')}`), `/download/${NAME.replace('v00-01', 'v00-09')}`],
         [v2Event('/query', 'instrument=swe'), '/query?instrument=swe'],
+        [v2Event(`/upload/science/${PATH}`), `/upload/science/${PATH}`],
+        [v1Event('/v0/upload/science/imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v0-01.cdf'), '/v0/upload/science/imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v0-01.cdf'],
+        [v2Event('/v0/query', 'instrument=swe'), '/v0/query?instrument=swe'],
+        [v2Event('/v0/download/imap/swe/'), '/v0/download/imap/swe/'],
+        [v2Event('/coverage', 'instrument=swe'), '/coverage?instrument=swe'],
+        [v2Event('/coverage', 'limit=3'), '/coverage?limit=3'],
       ];
       for (const [event, url] of cases) {
         const lambda = await api(event);
