@@ -67,7 +67,7 @@ describe('AWS Lambda handlers', () => {
   it('answers a query through a REST API (v1) event with the records and the spec headers', async () => {
     const result = await api(v1Event('/query', { instrument: ['swe'], start_date: ['20240101'], version: ['v00-01'] }));
     expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({ 'content-type': 'application/json', 'Access-Control-Allow-Origin': '*' });
+    expect(result.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*' });
     expect(JSON.parse(result.body)).toMatchObject([
       { file_path: PATH, instrument: 'swe', size: BYTES.length, sha256: createHash('sha256').update(BYTES).digest('hex') },
     ]);
