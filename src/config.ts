@@ -34,6 +34,8 @@ export interface ServerConfig {
   readonly rateLimit: number;
   /** How long SIGTERM waits for in-flight requests before closing their connections, seconds. */
   readonly shutdownGrace: number;
+  /** Shared secret of `POST /events/s3`; unset = that endpoint is disabled. */
+  readonly eventsToken: string | undefined;
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -57,6 +59,7 @@ export const SERVER_SETTINGS = {
   idleTimeout: 'SDC_IDLE_TIMEOUT',
   rateLimit: 'SDC_RATE_LIMIT',
   shutdownGrace: 'SDC_SHUTDOWN_GRACE',
+  eventsToken: 'SDC_EVENTS_TOKEN',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -119,6 +122,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     idleTimeout: integer('idleTimeout', 30, 1, 3600),
     rateLimit: integer('rateLimit', 1200, 0, 1_000_000),
     shutdownGrace: integer('shutdownGrace', 30, 0, 3600),
+    eventsToken: get('eventsToken'),
   });
 }
 

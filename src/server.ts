@@ -25,7 +25,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
   let listeningUrl = `http://${config.host}:${config.port}`;
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize });
-  const catalog = await openCatalog(config.catalog);
+  const catalog = await openCatalog(config.catalog, { onPoolError: (err) => log.error({ err }, 'catalog connection lost') });
   const ctx: ServiceContext = {
     mission,
     catalog,
@@ -43,7 +43,14 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const report = await reconcile(ctx, { checkRecords: false });
   log.info({ indexed: report.indexed, skipped: report.skipped }, 'indexed objects that had no record');
 
-  const app = await buildApp({ ctx, signer, logger: log, corsOrigin: config.corsOrigin, trust: { ...config, keys: catalog.keys() } });
+  const app = await buildApp({
+    ctx,
+    signer,
+    logger: log,
+    corsOrigin: config.corsOrigin,
+    trust: { ...config, keys: catalog.keys() },
+    eventsToken: config.eventsToken,
+  });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

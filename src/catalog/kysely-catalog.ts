@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
+import { SQLITE_DIALECT, type CatalogDialect } from './catalog-dialect.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
@@ -24,6 +25,7 @@ export class KyselyCatalog implements Catalog {
   constructor(
     protected readonly db: Kysely<CatalogDatabase>,
     private readonly onClose: () => Promise<void> = () => db.destroy(),
+    private readonly dialect: CatalogDialect = SQLITE_DIALECT,
   ) {}
 
   async insert(record: FileRecord): Promise<'inserted' | 'exists'> {
@@ -54,12 +56,23 @@ export class KyselyCatalog implements Catalog {
     return row && toRecord(row);
   }
 
+  query(filter: QueryFilter, options: QueryOptions = {}): AsyncIterable<FileRecord> {
+    return this.dialect.cursorStreaming ? this.cursorRows(filter, options) : this.keysetPages(filter, options);
+  }
+
+  /** One statement read through a server-side cursor, QUERY_PAGE_SIZE rows per round trip. */
+  private async *cursorRows(filter: QueryFilter, options: QueryOptions): AsyncIterable<FileRecord> {
+    let q = this.ordered(filter, options.sort ?? DEFAULT_SORT, options.after);
+    if (options.limit !== undefined) q = q.limit(options.limit);
+    for await (const row of q.stream(QUERY_PAGE_SIZE)) yield toRecord(row);
+  }
+
   /**
    * Keyset paging: each round trip asks for the next QUERY_PAGE_SIZE rows after the
    * last one seen, in (sort key, file_path) order, so no connection or cursor is held
    * between pages and memory stays flat however many records match.
    */
-  async *query(filter: QueryFilter, options: QueryOptions = {}): AsyncIterable<FileRecord> {
+  private async *keysetPages(filter: QueryFilter, options: QueryOptions): AsyncIterable<FileRecord> {
     const sort = options.sort ?? DEFAULT_SORT;
     let after = options.after;
     let remaining = options.limit ?? Infinity;
@@ -75,11 +88,16 @@ export class KyselyCatalog implements Catalog {
 
   /** One page of a query, in (sort key, file_path) order after `after`. */
   private page(filter: QueryFilter, sort: QuerySort, after: QueryPosition | undefined, size: number) {
+    return this.ordered(filter, sort, after).limit(size);
+  }
+
+  /** The matching rows in (sort key, file_path) order, from just after `after`. */
+  private ordered(filter: QueryFilter, sort: QuerySort, after: QueryPosition | undefined) {
     let q = applyFilter(this.db.selectFrom('files').selectAll('files'), filter);
     if (after) q = applyAfter(q, sort, after);
     const direction = sort.descending ? 'desc' : 'asc';
     if (sort.field !== 'file_path') q = q.orderBy(`files.${sort.field}`, direction);
-    return q.orderBy('files.file_path', direction).limit(size);
+    return q.orderBy('files.file_path', direction);
   }
 
   /** The database's plan for a query's first page (EXPLAIN), to check that it uses the indexes. */
@@ -135,8 +153,9 @@ export class KyselyCatalog implements Catalog {
     }
   }
 
+  /** Keyset pages on every backend: a long reconcile then holds no cursor (nor snapshot) open. */
   async *paths(): AsyncIterable<string> {
-    for await (const record of this.query({})) yield record.file_path;
+    for await (const record of this.keysetPages({}, {})) yield record.file_path;
   }
 
   /** The API keys, kept in the same database. */

@@ -1,76 +1,87 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { CatalogDialect } from './catalog-dialect.js';
 
 /**
  * Schema migrations, written with Kysely's schema builder so one list serves SQLite
  * and PostgreSQL. Append new migrations; never edit one that has shipped.
  */
-const migrations: Record<string, Migration> = {
-  '0001-files': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('files')
-        .addColumn('file_path', 'text', (c) => c.primaryKey())
-        .addColumn('instrument', 'text', (c) => c.notNull())
-        .addColumn('data_level', 'text', (c) => c.notNull())
-        .addColumn('descriptor', 'text', (c) => c.notNull())
-        .addColumn('start_date', 'text', (c) => c.notNull())
-        .addColumn('end_date', 'text', (c) => c.notNull())
-        .addColumn('version', 'text', (c) => c.notNull())
-        .addColumn('extension', 'text', (c) => c.notNull())
-        .addColumn('ingestion_date', 'text', (c) => c.notNull())
-        .addColumn('size', 'bigint', (c) => c.notNull())
-        .addColumn('sha256', 'text', (c) => c.notNull())
-        .execute();
-      // The usual search: an instrument, a level and a span of start dates.
-      await db.schema.createIndex('files_instrument_level_start').on('files').columns(['instrument', 'data_level', 'start_date']).execute();
-      // Searches by date alone, and by descriptor across instruments; (descriptor, file_path)
-      // also yields a descriptor's files already in answer order, so a page needs no sort.
-      await db.schema.createIndex('files_start_date').on('files').column('start_date').execute();
-      await db.schema.createIndex('files_descriptor').on('files').columns(['descriptor', 'file_path']).execute();
+function migrations(dialect: CatalogDialect): Record<string, Migration> {
+  return {
+    '0001-files': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('files')
+          .addColumn('file_path', 'text', (c) => c.primaryKey())
+          .addColumn('instrument', 'text', (c) => c.notNull())
+          .addColumn('data_level', 'text', (c) => c.notNull())
+          .addColumn('descriptor', 'text', (c) => c.notNull())
+          .addColumn('start_date', 'text', (c) => c.notNull())
+          .addColumn('end_date', 'text', (c) => c.notNull())
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('extension', 'text', (c) => c.notNull())
+          .addColumn('ingestion_date', 'text', (c) => c.notNull())
+          .addColumn('size', 'bigint', (c) => c.notNull())
+          .addColumn('sha256', 'text', (c) => c.notNull())
+          .execute();
+        // The usual search: an instrument, a level and a span of start dates.
+        await db.schema.createIndex('files_instrument_level_start').on('files').columns(['instrument', 'data_level', 'start_date']).execute();
+        // Searches by date alone, and by descriptor across instruments; (descriptor, file_path)
+        // also yields a descriptor's files already in answer order, so a page needs no sort.
+        await db.schema.createIndex('files_start_date').on('files').column('start_date').execute();
+        await db.schema.createIndex('files_descriptor').on('files').columns(['descriptor', 'file_path']).execute();
+      },
     },
-  },
-  '0002-query-indexes': {
-    async up(db: Kysely<unknown>) {
-      // version=latest looks for a newer version of the same product.
-      await db.schema
-        .createIndex('files_product_version')
-        .on('files')
-        .columns(['instrument', 'data_level', 'descriptor', 'start_date', 'version'])
-        .execute();
-      // Harvesters ask for what is new since their last run, and the live feed walks this order.
-      await db.schema.createIndex('files_ingestion').on('files').columns(['ingestion_date', 'file_path']).execute();
+    '0002-query-indexes': {
+      async up(db: Kysely<unknown>) {
+        // version=latest looks for a newer version of the same product.
+        await db.schema
+          .createIndex('files_product_version')
+          .on('files')
+          .columns(['instrument', 'data_level', 'descriptor', 'start_date', 'version'])
+          .execute();
+        // Harvesters ask for what is new since their last run, and the live feed walks this order.
+        await db.schema.createIndex('files_ingestion').on('files').columns(['ingestion_date', 'file_path']).execute();
+      },
     },
-  },
-  // Who uploaded a file: the name of the API key whose upload address stored it (null when
-  // keys are off, or for files indexed by reconcile).
-  '0003-files-uploader': {
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('files').addColumn('uploader', 'text').execute();
+    // Who uploaded a file: the name of the API key whose upload address stored it (null when
+    // keys are off, or for files indexed by reconcile).
+    '0003-files-uploader': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('files').addColumn('uploader', 'text').execute();
+      },
     },
-  },
-  // API keys, stored hashed (see src/catalog/kysely-key-store.ts). Never deleted, only
-  // revoked, so a key's name keeps meaning one key in the records and the logs.
-  '0004-api-keys': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('api_keys')
-        .addColumn('key_id', 'text', (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull().unique())
-        .addColumn('key_hash', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('revoked_at', 'text')
-        .execute();
+    // API keys, stored hashed (see src/catalog/kysely-key-store.ts). Never deleted, only
+    // revoked, so a key's name keeps meaning one key in the records and the logs.
+    '0004-api-keys': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('key_id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull().unique())
+          .addColumn('key_hash', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text')
+          .execute();
+      },
     },
-  },
-};
+    // file_path ordered byte by byte on every backend (see CatalogDialect); a no-op where that is the default.
+    '0005-file-path-byte-order': {
+      async up(db: Kysely<unknown>) {
+        if (!dialect.byteOrderCollation) return;
+        await sql`alter table files alter column file_path type text collate ${sql.id(dialect.byteOrderCollation)}`.execute(db);
+      },
+    },
+  };
+}
 
-const provider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(migrations),
-};
-
-/** Brings the schema up to date; safe to run at every start. */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+/**
+ * Brings the schema up to date; safe to run at every start. `schema` names where
+ * PostgreSQL keeps the migrator's own tables: Kysely looks for them in every schema
+ * unless told, and would take another deployment's for its own.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
+  const { error, results } = await new Migrator({ db, provider, migrationTableSchema: schema }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`catalog migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`, {

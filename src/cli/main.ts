@@ -2,6 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { registerSeedCommand } from './seed-command.js';
 import { registerKeysCommand } from './keys-command.js';
+import { registerMigrateCommand } from './migrate-command.js';
+import { registerReconcileCommand } from './reconcile-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerClientCommands } from '../client/cli/register-client-commands.js';
 
@@ -15,6 +17,8 @@ registerServeCommand(program);
 registerClientCommands(program);
 registerSeedCommand(program);
 registerKeysCommand(program);
+registerReconcileCommand(program);
+registerMigrateCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -18,6 +18,7 @@ import gracefulClose from './graceful-close.js';
 import limits, { serverLimits, type LimitSettings } from './limits.js';
 import metrics from './metrics.js';
 import rateLimit from './rate-limit.js';
+import { s3EventsRoute } from './s3-events-route.js';
 import { storeRoutes } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
 
@@ -31,6 +32,8 @@ export interface AppOptions {
   readonly corsOrigin?: CorsOrigin;
   /** Keys, limits and metrics (see README "Trust"); none of them when absent. */
   readonly trust?: TrustSettings;
+  /** Shared secret of POST /events/s3 (SDC_EVENTS_TOKEN); unset = disabled. */
+  readonly eventsToken?: string;
 }
 
 export interface TrustSettings extends LimitSettings {
@@ -45,7 +48,7 @@ export interface TrustSettings extends LimitSettings {
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, eventsToken }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -87,6 +90,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust }:
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
   await app.register(portalPlugin(ctx.mission));
+  await app.register(s3EventsRoute(ctx, eventsToken));
   if (ctx.store instanceof LocalObjectStore) {
     if (!signer) throw new Error('the local store needs a signer');
     await app.register(storeRoutes(ctx, ctx.store, signer));

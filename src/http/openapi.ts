@@ -62,7 +62,8 @@ export async function registerOpenApi(app: FastifyInstance, mission: MissionConf
         version: PACKAGE.version,
         description:
           `${PACKAGE.description}. Two forms of the API: the current form at the root, and the earlier form under /v0 ` +
-          '(upload at /v0/upload/science/{path}, query answering one string of Python tuples). All operations are GET.',
+          '(upload at /v0/upload/science/{path}, query answering one string of Python tuples). All operations of the API are GET; ' +
+          'POST /events/s3 takes object-store notifications.',
       },
       components: {
         securitySchemes: {

@@ -12,3 +12,6 @@ export * from './python-tuples.js';
 export * from './earlier-form.js';
 export * from './coverage-spans.js';
 export * from './coverage.js';
+export * from './s3-notification.js';
+export * from './eventbridge-object-created.js';
+export * from './object-created.js';

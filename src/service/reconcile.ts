@@ -6,35 +6,88 @@ export interface ReconcileReport {
   readonly indexed: number;
   /** Objects whose keys break the naming rules: left alone, not indexed. */
   readonly skipped: number;
-  /** Records whose object is missing from the store: reported, never deleted. */
+  /** Records whose object is missing from the store: reported, never deleted (empty when `onMissing` took them). */
   readonly missing: readonly string[];
 }
 
 export interface ReconcileOptions {
   /**
-   * Also look up every record's object (one HEAD per record). Off at server start,
-   * where it would make start-up time grow with the catalog; on for `sdc reconcile`.
+   * Also look up, with a HEAD, each record that has no object in the listing. Off at
+   * server start (records without objects are `sdc reconcile`'s job); on by default.
    */
   readonly checkRecords?: boolean;
+  /** Hears of every step. */
+  readonly onProgress?: (progress: ReconcileProgress) => void;
+  /**
+   * Takes each record without an object as it is found, instead of the report
+   * collecting them: a catalog that lost its whole store then costs no memory.
+   */
+  readonly onMissing?: (path: string) => void;
 }
+
+/** How far a reconcile run has come. */
+export interface ReconcileProgress {
+  /** Objects listed and records read so far. */
+  readonly objects: number;
+  readonly records: number;
+  readonly indexed: number;
+  readonly skipped: number;
+  readonly missing: number;
+}
+
+const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
  * Brings store and catalog into agreement: every object gets a record; records
- * without objects are reported. Idempotent and safe to run at any time.
+ * without objects are reported. Both sides are read in key order, a page at a time,
+ * and merged, so a run costs a listing and a catalog scan rather than a lookup per
+ * object and per record. Only the disagreements are looked at one by one: an object
+ * without a record goes through the idempotent ingest, and a record without an
+ * object is checked with a HEAD before it is reported (the object may have arrived
+ * during the run). So the result is right even if a backend lists out of order, and
+ * the run is safe beside running servers.
  */
 export async function reconcile(ctx: ServiceContext, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  let objects = 0;
+  let records = 0;
   let indexed = 0;
   let skipped = 0;
-  for await (const object of ctx.store.list()) {
-    const result = await ingest(ctx, object.key);
-    if (result === 'indexed') indexed++;
-    else if (result === 'skipped') skipped++;
-  }
+  let missingCount = 0;
   const missing: string[] = [];
-  if (options.checkRecords === false) return { indexed, skipped, missing };
-  for await (const path of ctx.catalog.paths()) {
-    if (!(await ctx.store.head(path))) missing.push(path);
+  const firstMissing: string[] = [];
+  const report = () => options.onProgress?.({ objects, records, indexed, skipped, missing: missingCount });
+
+  const catalogPaths = ctx.catalog.paths()[Symbol.asyncIterator]();
+  let record = await catalogPaths.next();
+  const nextRecord = async () => {
+    records++;
+    record = await catalogPaths.next();
+  };
+  const checkRecord = async (path: string) => {
+    if (options.checkRecords !== false && !(await ctx.store.head(path))) {
+      missingCount++;
+      if (firstMissing.length < 10) firstMissing.push(path);
+      if (options.onMissing) options.onMissing(path);
+      else missing.push(path);
+    }
+    await nextRecord();
+    report();
+  };
+
+  for await (const object of ctx.store.list()) {
+    objects++;
+    while (!record.done && byteOrder(record.value, object.key) < 0) await checkRecord(record.value);
+    if (!record.done && record.value === object.key) {
+      await nextRecord();
+    } else {
+      const result = await ingest(ctx, object.key);
+      if (result === 'indexed') indexed++;
+      else if (result === 'skipped') skipped++;
+    }
+    report();
   }
-  if (missing.length > 0) ctx.log.warn({ count: missing.length, first: missing.slice(0, 10) }, 'reconcile: records without objects');
+  while (!record.done) await checkRecord(record.value);
+
+  if (missingCount > 0) ctx.log.warn({ count: missingCount, first: firstMissing }, 'reconcile: records without objects');
   return { indexed, skipped, missing };
 }

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { LocalObjectStore } from './local/local-object-store.js';
 import type { UrlSigner } from './local/url-signer.js';
 import type { ObjectStore } from './object-store.js';
+import { S3ObjectStore } from './s3/s3-object-store.js';
+import { parseS3Url } from './s3/s3-url.js';
 
 export interface StoreContext {
   readonly signer: UrlSigner;
@@ -11,11 +13,12 @@ export interface StoreContext {
   readonly maxObjectSize?: number;
 }
 
-/** Opens the store named by SDC_STORE: `file:<folder>` (more adapters join here). */
+/** Opens the store named by SDC_STORE: `file:<folder>` or `s3://bucket?endpoint=...&region=...`. */
 export function openStore(url: string, context: StoreContext): ObjectStore {
   if (url.startsWith('file:')) {
     const folder = url.startsWith('file://') ? fileURLToPath(url) : resolve(url.slice('file:'.length));
     return new LocalObjectStore(folder, context.signer, context.publicUrl, context.maxObjectSize);
   }
-  throw new Error(`SDC_STORE ${JSON.stringify(url)} is not supported; expected file:<folder>`);
+  if (url.startsWith('s3://')) return new S3ObjectStore(parseS3Url(url));
+  throw new Error(`SDC_STORE ${JSON.stringify(url)} is not supported; expected file:<folder> or s3://bucket?region=...`);
 }

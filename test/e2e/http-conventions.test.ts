@@ -154,7 +154,7 @@ describe('HTTP conventions', () => {
       const text = await res.text();
       expect(text).toMatch(/^Not found: GET \/uploads\/x\. The endpoints are:\n/);
       const document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, object> };
-      for (const path of Object.keys(document.paths)) expect(text).toContain(`  GET ${path}\n`);
+      for (const [path, item] of Object.entries(document.paths)) expect(text).toContain(`  ${Object.keys(item)[0]!.toUpperCase()} ${path}\n`);
       expect(text).toContain('GET /openapi.json');
       expect(text).toContain('GET /docs');
     });

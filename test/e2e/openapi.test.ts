@@ -12,7 +12,7 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 /** What the issue asks the document to describe: both forms and the operational endpoints. */
-const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'coverage' | 'none' }> = {
+const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'coverage' | 'bearer' | 'none'; method?: string }> = {
   '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
@@ -25,6 +25,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 
   '/healthz': { statuses: ['200'], params: 'none' },
   '/readyz': { statuses: ['200', '503'], params: 'none' },
   '/version': { statuses: ['200'], params: 'none' },
+  '/events/s3': { statuses: ['200', '400', '401', '403'], params: 'bearer', method: 'post' },
 };
 
 describe('the OpenAPI description', () => {
@@ -61,8 +62,9 @@ describe('the OpenAPI description', () => {
     expect(Object.keys(document.paths).sort()).toEqual(Object.keys(EXPECTED).sort());
     const ids = new Set<string>();
     for (const [path, expected] of Object.entries(EXPECTED)) {
-      const get = document.paths[path]!.get!;
-      expect(Object.keys(document.paths[path]!), path).toEqual(['get']);
+      const method = expected.method ?? 'get';
+      const get = document.paths[path]![method]!;
+      expect(Object.keys(document.paths[path]!), path).toEqual([method]);
       expect(ids.has(get.operationId), `${path}: operationId unique`).toBe(false);
       ids.add(get.operationId);
       expect(Object.keys(get.responses).sort(), path).toEqual(expected.statuses);
@@ -84,6 +86,7 @@ describe('the OpenAPI description', () => {
         const filters = ALL_QUERY_PARAMETERS.filter((p) => !['limit', 'cursor', 'sort', 'format'].includes(p));
         expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(filters.map((f) => `query:${f}`).sort());
       }
+      if (expected.params === 'bearer') expect(params).toMatchObject([{ name: 'authorization', in: 'header' }]);
       if (expected.params === 'none') expect(params).toEqual([]);
     }
     expect(document.paths['/download/{path}']!.get!.responses['302']!.headers).toHaveProperty('Location');
@@ -99,7 +102,8 @@ describe('the OpenAPI description', () => {
 
   it('is generated from the routes: every path it names is a route the server has', () => {
     for (const path of Object.keys(document.paths)) {
-      expect(server.app.hasRoute({ method: 'GET', url: path.replace('{path}', '*') }), path).toBe(true);
+      const method = Object.keys(document.paths[path]!)[0]!.toUpperCase() as 'GET' | 'POST';
+      expect(server.app.hasRoute({ method, url: path.replace('{path}', '*') }), path).toBe(true);
     }
   });
 

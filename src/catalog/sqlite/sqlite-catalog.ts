@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database, { type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { SQLITE_DIALECT } from '../catalog-dialect.js';
 import { KyselyCatalog } from '../kysely-catalog.js';
 import { migrateToLatest } from '../migrations.js';
 import type { CatalogDatabase } from '../schema.js';
@@ -20,8 +21,8 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   // 64 MiB of page cache (default 2 MiB): the indexes of a million-file catalog stay in memory.
   sqlite.pragma('cache_size = -65536');
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  await migrateToLatest(db as Kysely<unknown>);
-  return new KyselyCatalog(db);
+  await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+  return new KyselyCatalog(db, () => db.destroy(), SQLITE_DIALECT);
 }
 
 /** Prepared statements kept per SQL text: a query shape is compiled by SQLite once, not per request. */

@@ -1,0 +1,49 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { POSTGRES_DIALECT } from '../catalog-dialect.js';
+import { KyselyCatalog } from '../kysely-catalog.js';
+import { migrateToLatest } from '../migrations.js';
+import type { CatalogDatabase } from '../schema.js';
+import { parsePostgresUrl, redactPassword } from './postgres-url.js';
+
+export interface PostgresCatalogOptions {
+  /** Told about connection errors of idle pooled clients (the pool replaces them). */
+  readonly onPoolError?: (err: Error) => void;
+}
+
+/**
+ * The catalog on PostgreSQL: a pg pool, handed to the shared KyselyCatalog. The
+ * schema is created if missing and migrated on open; Kysely's migrator takes an
+ * advisory lock, so instances starting together migrate once.
+ */
+export async function openPostgresCatalog(url: string, options: PostgresCatalogOptions = {}): Promise<KyselyCatalog> {
+  const { connectionString, schema } = parsePostgresUrl(url);
+  const pool = new pg.Pool({
+    connectionString,
+    // Every connection resolves table names in the configured schema only.
+    options: `-c search_path=${schema}`,
+    application_name: 'sdc-data-access',
+  });
+  // Without a listener, an idle client's network error would crash the process.
+  pool.on('error', (err) => options.onPoolError?.(err));
+  const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  try {
+    await createSchema(db, schema);
+    await migrateToLatest(db as Kysely<unknown>, POSTGRES_DIALECT, schema);
+  } catch (err) {
+    await db.destroy();
+    throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
+  }
+  return new KyselyCatalog(db, () => db.destroy(), POSTGRES_DIALECT);
+}
+
+async function createSchema(db: Kysely<CatalogDatabase>, schema: string): Promise<void> {
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (err) {
+    // Two instances creating it at once: one wins, the other sees a duplicate. Either way it exists.
+    const code = (err as { code?: string }).code;
+    if (code !== '23505' && code !== '42P06') throw err;
+  }
+}

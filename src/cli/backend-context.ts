@@ -1,0 +1,34 @@
+import { pino } from 'pino';
+import { openCatalog } from '../catalog/index.js';
+import { loadServerConfig, type ServerSettings } from '../config.js';
+import { loadMissionConfig } from '../mission/index.js';
+import type { ServiceContext } from '../service/index.js';
+import { loadSigningSecret, openStore, UrlSigner } from '../store/index.js';
+
+/** The backend flags shared by the operator commands (`sdc reconcile`, `sdc migrate`). */
+export const BACKEND_OPTIONS: readonly [flag: string, description: string][] = [
+  ['--home <dir>', 'folder of the embedded store and catalog [SDC_HOME, ./sdc-data]'],
+  ['--store <url>', 'object store, file:<dir> or s3://bucket?region=... [SDC_STORE, file:$SDC_HOME/store]'],
+  ['--catalog <url>', 'catalog, sqlite:<file> or postgres://... [SDC_CATALOG, sqlite:$SDC_HOME/catalog.db]'],
+  ['--mission-config <file>', 'mission definition JSON [SDC_MISSION_CONFIG, built-in imap]'],
+];
+
+/**
+ * The service context a server would build from the same variables and flags, for a
+ * one-off job. Logs go to stderr (warnings and worse), so stdout holds only the result.
+ */
+export async function openBackendContext(flags: ServerSettings): Promise<ServiceContext> {
+  const config = loadServerConfig(process.env, flags);
+  const log = pino({ level: 'warn' }, pino.destination(2));
+  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
+  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? `http://${config.host}:${config.port}` });
+  const catalog = await openCatalog(config.catalog, { onPoolError: (err) => log.error({ err }, 'catalog connection lost') });
+  return {
+    mission: loadMissionConfig(config.missionConfig),
+    catalog,
+    store,
+    uploadTtl: config.uploadTtl,
+    downloadTtl: config.downloadTtl,
+    log,
+  };
+}

@@ -1,0 +1,73 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ingestCreatedObjects, parseObjectCreatedEvent, type ServiceContext } from '../service/index.js';
+import { text } from './api-schemas.js';
+
+const MISSING = 'Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN>.';
+const WRONG = "The Bearer token does not match this server's SDC_EVENTS_TOKEN.";
+const DISABLED = 'POST /events/s3 is disabled on this server: start it with SDC_EVENTS_TOKEN set to a shared secret.';
+
+const keyList = { type: 'array', items: { type: 'string' } } as const;
+
+/** Route schema: types the answer and describes the endpoint in the OpenAPI document. */
+const schema = {
+  operationId: 'ingestS3Events',
+  tags: ['operations'],
+  summary: 'Index objects that were stored straight into the S3 bucket',
+  description:
+    'For S3-compatible stores that send webhooks (MinIO, Ceph): takes the S3 event notification JSON ({"Records": [...]}) ' +
+    'or an EventBridge "Object Created" event, and indexes each announced object that is in the store. Idempotent.',
+  headers: {
+    type: 'object',
+    properties: { authorization: { type: 'string', description: 'Bearer <SDC_EVENTS_TOKEN>', examples: ['Bearer 5d1c...'] } },
+  },
+  body: { type: 'object', description: 'An S3 event notification or EventBridge event.' },
+  response: {
+    200: {
+      description: 'What became of each announced object.',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: { indexed: keyList, exists: keyList, skipped: keyList, absent: keyList, ignored: { type: 'integer' } },
+            required: ['indexed', 'exists', 'skipped', 'absent', 'ignored'],
+          },
+        },
+      },
+    },
+    400: text('The body is not an S3 object-created event.', 'Expected an S3 event notification ...'),
+    401: text('No Bearer token.', MISSING),
+    403: text('Wrong token, or the endpoint is disabled.', WRONG),
+  },
+} as const;
+
+/** Same time whatever the guess, so the token cannot be found a character at a time. */
+function sameToken(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * `POST /events/s3`: an S3-compatible store announces stored objects with the S3
+ * notification JSON; each is indexed through the one ingest. Authenticated by the
+ * shared secret SDC_EVENTS_TOKEN as a Bearer token, checked before the body is looked at.
+ */
+export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefined) {
+  return async function (app: FastifyInstance): Promise<void> {
+    // onRequest: the credentials are checked before the body is read or parsed.
+    const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.type('text/plain; charset=utf-8');
+      if (!eventsToken) return reply.code(403).send(DISABLED);
+      const match = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
+      if (!match) return reply.code(401).send(MISSING);
+      if (!sameToken(match[1]!, eventsToken)) return reply.code(403).send(WRONG);
+      return undefined;
+    };
+    app.post('/events/s3', { schema, attachValidation: true, onRequest: authorize }, async (request, reply) => {
+      const parsed = parseObjectCreatedEvent(request.body);
+      if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.message);
+      const report = await ingestCreatedObjects(ctx, parsed.created, parsed.ignored);
+      return reply.code(200).type('application/json').send(report);
+    });
+  };
+}

@@ -1,0 +1,52 @@
+import { eventBridgeObjects, isEventBridgeS3Event } from './eventbridge-object-created.js';
+import { ingest } from './ingest.js';
+import { isS3Notification, s3NotificationObjects, type CreatedObject } from './s3-notification.js';
+import type { ServiceContext } from './service-context.js';
+
+/** What became of each object an event announced. */
+export interface ObjectCreatedReport {
+  readonly indexed: string[];
+  /** Already had a record (S3 delivers an event at least once). */
+  readonly exists: string[];
+  /** Keys that break the naming rules: logged, not indexed. */
+  readonly skipped: string[];
+  /** Not in this service's store (another bucket, or deleted since): `sdc reconcile` will agree. */
+  readonly absent: string[];
+  /** Records of other kinds (removals, test events). */
+  readonly ignored: number;
+}
+
+export type ParsedEvent = { readonly ok: true; readonly created: CreatedObject[]; readonly ignored: number } | { readonly ok: false; readonly message: string };
+
+/** Reads either shape of an S3 object-created event. */
+export function parseObjectCreatedEvent(event: unknown): ParsedEvent {
+  if (isS3Notification(event)) return { ok: true, ...s3NotificationObjects(event) };
+  if (isEventBridgeS3Event(event)) return { ok: true, ...eventBridgeObjects(event) };
+  // S3 sends {"Event": "s3:TestEvent"} when a notification is configured.
+  if (typeof event === 'object' && event !== null && (event as { Event?: unknown }).Event === 's3:TestEvent') {
+    return { ok: true, created: [], ignored: 1 };
+  }
+  return {
+    ok: false,
+    message:
+      'Expected an S3 event notification ({"Records": [{"eventName": "ObjectCreated:Put", "s3": {"bucket": {"name": ...}, "object": {"key": ...}}}]}) or an EventBridge "Object Created" event from aws.s3.',
+  };
+}
+
+/**
+ * Indexes the objects an event announced, through the one idempotent ingest. An
+ * object is looked up in the store first, so only bytes this service holds are indexed.
+ */
+export async function ingestCreatedObjects(ctx: ServiceContext, created: readonly CreatedObject[], ignored = 0): Promise<ObjectCreatedReport> {
+  const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], ignored };
+  for (const { key } of created) {
+    if (!(await ctx.store.head(key))) {
+      ctx.log.warn({ key }, 'object-created event: object not in the store; not indexed');
+      report.absent.push(key);
+      continue;
+    }
+    const result = await ingest(ctx, key);
+    (result === 'indexed' ? report.indexed : result === 'exists' ? report.exists : report.skipped).push(key);
+  }
+  return report;
+}

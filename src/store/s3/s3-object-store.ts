@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import {
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  paginateListObjectsV2,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
+import type { S3Location } from './s3-url.js';
+
+/**
+ * The object store on Amazon S3 or an S3-compatible server. Clients PUT and GET the
+ * bytes through presigned addresses; this server only signs, checks and lists.
+ * Credentials come from the SDK's default provider chain (environment, profile,
+ * Lambda/ECS/EC2 role).
+ */
+export class S3ObjectStore implements ObjectStore {
+  readonly client: S3Client;
+
+  constructor(readonly location: S3Location) {
+    this.client = new S3Client({
+      region: location.region,
+      endpoint: location.endpoint,
+      forcePathStyle: location.forcePathStyle,
+      // Newer SDKs add CRC32 checksum headers/parameters to every PUT by default; a
+      // presigned address carrying them would refuse a plain PUT (curl, requests, our
+      // client) and some S3-compatible servers reject them outright.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    try {
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key }));
+      return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  presignPut(key: string, ttlSeconds: number): Promise<string> {
+    const command = new PutObjectCommand({
+      Bucket: this.location.bucket,
+      Key: key,
+      // Signed in: S3 then refuses (412) to replace an object already under the key,
+      // even when two clients PUT at once. See docs/deploy.md.
+      IfNoneMatch: this.location.conditionalPut === 'required' ? '*' : undefined,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+  }
+
+  presignGet(key: string, ttlSeconds: number): Promise<string> {
+    const fileName = key.slice(key.lastIndexOf('/') + 1);
+    const command = new GetObjectCommand({
+      Bucket: this.location.bucket,
+      Key: key,
+      // Same download name as the local store's GET route gives.
+      ResponseContentDisposition: `attachment; filename="${fileName}"`,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+  }
+
+  /** Keys in UTF-8 byte order (S3's listing order), a page of up to 1000 at a time. */
+  async *list(): AsyncIterable<ObjectInfo> {
+    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket })) {
+      for (const object of page.Contents ?? []) {
+        // Folder markers some tools create are not files.
+        if (!object.Key || object.Key.endsWith('/')) continue;
+        yield { key: object.Key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
+      }
+    }
+  }
+
+  async digest(key: string): Promise<ObjectDigest> {
+    const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of out.Body as Readable) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  async ping(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof S3ServiceException && (err.$metadata.httpStatusCode === 404 || err.name === 'NotFound' || err.name === 'NoSuchKey');
+}

@@ -1,0 +1,52 @@
+/** What `SDC_STORE=s3://bucket?...` names. */
+export interface S3Location {
+  readonly bucket: string;
+  /** An S3-compatible server's address (MinIO, Ceph...); absent for Amazon S3. */
+  readonly endpoint?: string;
+  /** Absent: the SDK's default chain (AWS_REGION, ~/.aws/config). */
+  readonly region?: string;
+  /** `bucket` as the first path element instead of a host name; most S3-compatible servers need it. */
+  readonly forcePathStyle: boolean;
+  /**
+   * `required` (default): `If-None-Match: *` is signed into upload addresses, so S3 refuses
+   * to replace an object, and clients must send that header with their PUT.
+   * `optional`: not signed; a PUT without it can replace an object stored in the meantime.
+   */
+  readonly conditionalPut: 'required' | 'optional';
+}
+
+const PARAMETERS = ['endpoint', 'region', 'forcePathStyle', 'conditionalPut'];
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const EXAMPLE = 's3://my-bucket?region=us-east-1 or s3://my-bucket?endpoint=http://127.0.0.1:9000&forcePathStyle=true';
+
+/** Reads `s3://bucket?endpoint=...&region=...&forcePathStyle=true&conditionalPut=required`. */
+export function parseS3Url(url: string): S3Location {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`SDC_STORE ${JSON.stringify(url)} is not a URL; expected ${EXAMPLE}`);
+  }
+  const bucket = parsed.hostname;
+  if (parsed.protocol !== 's3:' || !BUCKET.test(bucket)) {
+    throw new Error(`SDC_STORE ${JSON.stringify(url)} does not name a bucket; expected ${EXAMPLE}`);
+  }
+  if (parsed.pathname !== '' && parsed.pathname !== '/') {
+    throw new Error(`SDC_STORE ${JSON.stringify(url)}: files are stored at the bucket's root (<mission>/<instrument>/...); remove ${parsed.pathname}`);
+  }
+  for (const name of parsed.searchParams.keys()) {
+    if (!PARAMETERS.includes(name)) throw new Error(`SDC_STORE parameter ${name} is unknown; expected ${PARAMETERS.join(', ')}`);
+  }
+  const get = (name: string) => parsed.searchParams.get(name) || undefined;
+  const endpoint = get('endpoint');
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) {
+    throw new Error(`SDC_STORE endpoint ${JSON.stringify(endpoint)} is not valid; expected http(s)://host:port`);
+  }
+  const forcePathStyle = get('forcePathStyle') ?? 'false';
+  if (forcePathStyle !== 'true' && forcePathStyle !== 'false') throw new Error('SDC_STORE forcePathStyle must be true or false');
+  const conditionalPut = get('conditionalPut') ?? 'required';
+  if (conditionalPut !== 'required' && conditionalPut !== 'optional') {
+    throw new Error('SDC_STORE conditionalPut must be required or optional');
+  }
+  return { bucket, endpoint, region: get('region'), forcePathStyle: forcePathStyle === 'true', conditionalPut };
+}

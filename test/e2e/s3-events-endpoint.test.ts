@@ -1,0 +1,75 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
+import { fixture } from '../lambda/lambda-events.js';
+import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const TOKEN = 'events-endpoint-secret';
+const PATH = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+
+// POST /events/s3 on a real server (S3 store on s3rver, SQLite catalog), as a webhook calls it.
+describe('POST /events/s3', () => {
+  let s3: S3TestServer;
+  let server: TestServer;
+  let closed: TestServer | undefined;
+  const post = (body: unknown, authorization?: string, url = server.url) =>
+    fetch(`${url}/events/s3`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(authorization ? { Authorization: authorization } : {}) },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    s3 = await startS3TestServer();
+    server = await startTestServer({ store: s3.storeUrl, eventsToken: TOKEN });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await closed?.stop();
+    await s3?.stop();
+  });
+
+  it('says which credential is wrong: 401 without one, 403 with the wrong one, 403 when disabled', async () => {
+    const event = fixture('s3-notification-put.json');
+    const none = await post(event);
+    expect(none.status).toBe(401);
+    expect(await none.text()).toBe('Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN>.');
+    const wrong = await post(event, 'Bearer not-the-token');
+    expect(wrong.status).toBe(403);
+    expect(await wrong.text()).toContain('does not match');
+    expect((await post(event, `Basic ${TOKEN}`)).status).toBe(401);
+    // The credentials are checked first, whatever the body.
+    expect((await post('{"Records": [', `Bearer wrong`)).status).toBe(403);
+    expect((await post('{"Records": [')).status).toBe(401);
+
+    closed = await startTestServer({ store: s3.storeUrl });
+    const disabled = await post(event, `Bearer ${TOKEN}`, closed.url);
+    expect(disabled.status).toBe(403);
+    expect(await disabled.text()).toContain('start it with SDC_EVENTS_TOKEN');
+  });
+
+  it('indexes the announced object, once, and reports what it did', async () => {
+    const store = new S3ObjectStore(parseS3Url(s3.storeUrl));
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: PATH, Body: 'bytes' }));
+    store.close();
+
+    const first = await post(fixture('s3-notification-put.json'), `Bearer ${TOKEN}`);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], ignored: 0 });
+    const again = await post(fixture('eventbridge-object-created.json'), `bearer ${TOKEN}`);
+    expect(await again.json()).toMatchObject({ indexed: [], exists: [PATH] });
+
+    const records = (await (await fetch(`${server.url}/query?file_path=${PATH}`)).json()) as { size: number }[];
+    expect(records).toMatchObject([{ file_path: PATH, size: 5 }]);
+  });
+
+  it('answers a body that is no S3 event with 400 and the shape expected', async () => {
+    const odd = await post({ Message: 'hello' }, `Bearer ${TOKEN}`);
+    expect(odd.status).toBe(400);
+    expect(await odd.text()).toContain('Expected an S3 event notification');
+    const broken = await post('{"Records": [', `Bearer ${TOKEN}`);
+    expect(broken.status).toBe(400);
+    expect((await post('[1, 2]', `Bearer ${TOKEN}`)).status).toBe(400);
+  });
+});

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putBytes } from '../contract/store-contract.js';
+import { HAVE_DATABASE, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
+import { deliverEvents } from '../helpers/s3-test-server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const TOKEN = 'two-instances-token';
+const pathOf = (name: string) => `imap/hit/l1a/2024/02/${name}`;
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+// Two `sdc serve` instances sharing one PostgreSQL schema and one S3 bucket, as behind a
+// load balancer: whatever one does, the other sees; neither keeps state the other needs.
+describe.skipIf(!HAVE_DATABASE)(PRODUCTION_BACKENDS_LABEL, () => {
+  describe('two instances on one PostgreSQL and one S3', () => {
+    let backends: ProductionBackends;
+    let a: TestServer;
+    let b: TestServer;
+    let events: ReturnType<typeof deliverEvents>;
+
+    beforeAll(async () => {
+      backends = await startProductionBackends();
+      [a, b] = await Promise.all([
+        startTestServer({ ...backends.settings, eventsToken: TOKEN }),
+        startTestServer({ ...backends.settings, eventsToken: TOKEN }),
+      ]);
+      // The bucket's webhook points at instance A only.
+      events = deliverEvents(backends.s3, a.url, TOKEN);
+    });
+    afterAll(async () => {
+      await a?.stop();
+      await b?.stop();
+      await backends?.stop();
+    });
+
+    it('uploads through one and queries and downloads through the other', async () => {
+      const name = 'imap_hit_l1a_sci_20240210_20240210_v00-01.cdf';
+      const bytes = Buffer.from('hit counts\n'.repeat(2000));
+      const address = (await (await fetch(`${a.url}/upload/${pathOf(name)}`)).json()) as string;
+      expect((await putBytes(address, bytes)).status).toBe(200);
+      await events.settle();
+      expect(events.statuses).toEqual([200]);
+
+      const records = (await (await fetch(`${b.url}/query?instrument=hit&start_date=20240210`)).json()) as unknown[];
+      expect(records).toMatchObject([{ file_path: pathOf(name), size: bytes.length, sha256: sha256(bytes) }]);
+      const got = await fetch(`${b.url}/download/${name}`);
+      expect(got.status).toBe(200);
+      expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+      expect((await fetch(`${b.url}/upload/${pathOf(name)}`)).status).toBe(409);
+    });
+
+    it('indexes on the spot, on the other instance, an object whose event never came', async () => {
+      const name = 'imap_hit_l1a_sci_20240211_20240211_v00-01.cdf';
+      const bytes = Buffer.from('no event for these bytes');
+      const address = (await (await fetch(`${a.url}/upload/${pathOf(name)}`)).json()) as string;
+      events.statuses.length = 0;
+      // PUT straight to S3 with the notification lost: only the on-the-spot indexing can find it.
+      backends.s3.server.removeAllListeners('event');
+      expect((await putBytes(address, bytes)).status).toBe(200);
+      expect(await (await fetch(`${a.url}/query?file_path=${name}`)).json()).toEqual([]);
+
+      const redirect = await fetch(`${b.url}/download/${pathOf(name)}`, { redirect: 'manual' });
+      expect(redirect.status).toBe(302);
+      expect(await (await fetch(`${a.url}/query?file_path=${name}`)).json()).toMatchObject([{ sha256: sha256(bytes) }]);
+    });
+  });
+});

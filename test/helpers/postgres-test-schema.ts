@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The PostgreSQL the tests use; unset = those tests skip. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+
+export const NO_DATABASE = 'TEST_DATABASE_URL is unset: PostgreSQL tests skipped (set it, e.g. postgres://postgres@127.0.0.1:5432/test)';
+
+export interface TestSchema {
+  /** SDC_CATALOG naming a schema of its own in the test database. */
+  readonly url: string;
+  readonly schema: string;
+  /** Drops the schema and everything in it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, uniquely named schema in TEST_DATABASE_URL, so test runs (and the
+ * helpers sharing this database) never see each other's rows.
+ */
+export function testSchema(): TestSchema {
+  if (!TEST_DATABASE_URL) throw new Error(NO_DATABASE);
+  const schema = `sdc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('schema', schema);
+  return {
+    url: url.toString(),
+    schema,
+    async drop() {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists "${schema}" cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

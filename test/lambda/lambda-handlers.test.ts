@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.js';
+import { buildApp } from '../../src/http/app.js';
+import { makeApiHandler, type ApiEvent } from '../../src/lambda/api-handler.js';
+import { makeIngestHandler } from '../../src/lambda/s3-ingest-handler.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
+import type { ServiceContext } from '../../src/service/index.js';
+import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
+import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
+import { putBytes } from '../contract/store-contract.js';
+import { eventBridgeEvent, s3Notification, v1Event, v2Event } from './lambda-events.js';
+
+const NAME = 'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+const PATH = `imap/swe/l1a/2024/01/${NAME}`;
+const BYTES = Buffer.from('science bytes\n'.repeat(500));
+
+// The handlers on real adapters: S3 over HTTP (s3rver) and an SQLite catalog. AWS itself is
+// replaced only by the events, shaped as API Gateway, S3 and EventBridge send them.
+describe('AWS Lambda handlers', () => {
+  let s3: S3TestServer;
+  let dir: string;
+  let ctx: ServiceContext;
+  let store: S3ObjectStore;
+  let api: (event: ApiEvent) => Promise<APIGatewayProxyResult>;
+  let ingest: ReturnType<typeof makeIngestHandler>;
+
+  beforeAll(async () => {
+    s3 = await startS3TestServer();
+    dir = await mkdtemp(join(tmpdir(), 'sdc-lambda-'));
+    store = new S3ObjectStore(parseS3Url(s3.storeUrl));
+    const catalog = await openSqliteCatalog(join(dir, 'catalog.db'));
+    ctx = { mission: IMAP_MISSION, catalog, store, uploadTtl: 3600, downloadTtl: 86400, log: pino({ level: 'silent' }) };
+    const handle = makeApiHandler(() => Promise.resolve(ctx));
+    api = (event) => handle(event) as Promise<APIGatewayProxyResult>;
+    ingest = makeIngestHandler(() => Promise.resolve(ctx));
+  });
+  afterAll(async () => {
+    await ctx?.catalog.close();
+    store?.close();
+    await s3?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('hands out an upload address through an HTTP API (v2) event', async () => {
+    const result = await api(v2Event(`/upload/${PATH}`));
+    expect(result).toMatchObject({ statusCode: 200, isBase64Encoded: false, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const address = JSON.parse(result.body) as string;
+    expect(address).toContain(`${s3.endpoint}/${s3.bucket}/${PATH}?`);
+    expect((await putBytes(address, BYTES)).status).toBe(200);
+  });
+
+  it('indexes the stored object from the S3 notification, once, with its URL-encoded key decoded', async () => {
+    expect(JSON.parse((await api(v1Event('/query', { instrument: ['swe'] }))).body)).toEqual([]);
+    // S3 encodes keys as form data; MinIO also encodes the slashes.
+    expect(await ingest(s3Notification(PATH.replaceAll('/', '%2F')))).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], ignored: 0 });
+    expect(await ingest(eventBridgeEvent(PATH))).toMatchObject({ indexed: [], exists: [PATH] });
+  });
+
+  it('answers a query through a REST API (v1) event with the records and the spec headers', async () => {
+    const result = await api(v1Event('/query', { instrument: ['swe'], start_date: ['20240101'], version: ['v00-01'] }));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*' });
+    expect(JSON.parse(result.body)).toMatchObject([
+      { file_path: PATH, instrument: 'swe', size: BYTES.length, sha256: createHash('sha256').update(BYTES).digest('hex') },
+    ]);
+  });
+
+  it('pages a query with a Link to the next page at the address the client called, and answers CSV on Accept', async () => {
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: PATH.replace('v00-01', 'v00-02'), Body: 'v2' }));
+    await ingest(s3Notification(PATH.replace('v00-01', 'v00-02')));
+    const page = await api(v2Event('/query', 'instrument=swe&limit=1', 'prod'));
+    expect(page.statusCode).toBe(200);
+    expect(page.headers).toMatchObject({ 'X-Total-Count': '2' });
+    expect(page.headers!.Link).toMatch(/^<https:\/\/xyz789abcd\.execute-api\.us-west-2\.amazonaws\.com\/prod\/query\?instrument=swe&limit=1&cursor=[^>]+>; rel="next"$/);
+    const v1 = v1Event('/query', { instrument: ['swe'] });
+    v1.headers.Accept = 'text/csv';
+    const csv = await api(v1);
+    expect(csv.headers!['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256');
+  });
+
+  it('redirects a download through a v2 event on a named stage to the signed address of the bytes', async () => {
+    const result = await api(v2Event(`/download/${NAME}`, '', 'prod'));
+    expect(result.statusCode).toBe(302);
+    const location = result.headers!.Location as string;
+    expect(result.headers).toMatchObject({ 'content-type': 'text/html' });
+    expect(JSON.parse(result.body)).toEqual({ download_url: location });
+    const got = await fetch(location);
+    expect(Buffer.from(await got.arrayBuffer()).equals(BYTES)).toBe(true);
+  });
+
+  it('indexes from an EventBridge event, and skips a key that breaks the naming rules', async () => {
+    const other = 'imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v01-00.cdf';
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: other, Body: 'mag' }));
+    expect(await ingest(eventBridgeEvent(other))).toMatchObject({ indexed: [other] });
+
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'imap/mag/l1b/2024/03/field notes.cdf', Body: 'x' }));
+    expect(await ingest(s3Notification('imap/mag/l1b/2024/03/field+notes.cdf'))).toMatchObject({ skipped: ['imap/mag/l1b/2024/03/field notes.cdf'] });
+    expect(await ingest(s3Notification('imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v09-00.cdf'))).toMatchObject({
+      absent: ['imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v09-00.cdf'],
+    });
+    expect(await ingest(s3Notification(other, 'ObjectRemoved:Delete'))).toMatchObject({ indexed: [], ignored: 1 });
+    expect(await ingest({ hello: 'world' })).toMatchObject({ error: expect.stringContaining('Expected an S3 event notification') });
+  });
+
+  it('answers bad input with the same 4xx messages as the HTTP server', async () => {
+    const app: FastifyInstance = await buildApp({ ctx });
+    try {
+      const cases: [ApiEvent, string][] = [
+        [v1Event('/query', { instrument: ['swe', 'mag'] }), '/query?instrument=swe&instrument=mag'],
+        [v2Event('/query', 'colour=red'), '/query?colour=red'],
+        [v2Event('/upload/imap/swe/l1a/2024/01/imap_swe_l1a_sci_2024_20240105_v00-01.cdf'), '/upload/imap/swe/l1a/2024/01/imap_swe_l1a_sci_2024_20240105_v00-01.cdf'],
+        [v1Event(`/upload/${PATH}`), `/upload/${PATH}`],
+        [v1Event('/download/imap/swe/l1a/'), '/download/imap/swe/l1a/'],
+        [v2Event(`/download/${NAME.replace('v00-01', 'v00-09')}`), `/download/${NAME.replace('v00-01', 'v00-09')}`],
+        [v2Event('/query', 'instrument=swe'), '/query?instrument=swe'],
+        [v2Event(`/upload/science/${PATH}`), `/upload/science/${PATH}`],
+        [v1Event('/v0/upload/science/imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v0-01.cdf'), '/v0/upload/science/imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v0-01.cdf'],
+        [v2Event('/v0/query', 'instrument=swe'), '/v0/query?instrument=swe'],
+        [v2Event('/v0/download/imap/swe/'), '/v0/download/imap/swe/'],
+        [v2Event('/coverage', 'instrument=swe'), '/coverage?instrument=swe'],
+        [v2Event('/coverage', 'limit=3'), '/coverage?limit=3'],
+      ];
+      for (const [event, url] of cases) {
+        const lambda = await api(event);
+        const http = await app.inject({ method: 'GET', url });
+        expect({ status: lambda.statusCode, type: lambda.headers!['content-type'], body: lambda.body }, url).toEqual({
+          status: http.statusCode,
+          type: http.headers['content-type'],
+          body: http.body,
+        });
+      }
+      expect((await api(v2Event('/nowhere'))).statusCode).toBe(404);
+      expect((await api(v1Event(`/upload/${PATH}`, {}, 'DELETE'))).statusCode).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses, with a 400 that says how to narrow it, a query too large for one Lambda answer', async () => {
+    const small = makeApiHandler(() => Promise.resolve(ctx), 200);
+    const result = (await small(v2Event('/query', ''))) as APIGatewayProxyResult;
+    expect(result.statusCode).toBe(400);
+    expect(result.headers).toMatchObject({ 'Access-Control-Allow-Origin': '*' });
+    expect(JSON.parse(result.body)).toMatch(/Narrow it, e\.g\. with instrument/);
+    expect((await api(v2Event('/query', 'instrument=mag'))).statusCode).toBe(200);
+  });
+});
