@@ -100,7 +100,8 @@ export function errorForStatus(operation: Operation, status: number, message: st
   if (status === 400) return operation === 'query' ? new InvalidQueryError(text, status) : new InvalidNameError(text, status);
   if (status === 401 || status === 403) return new DeniedError(text, status);
   if (status === 404) return new NotFoundError(text, status);
-  if (status === 409) return new ConflictError(text, status);
+  // 412: S3's answer to a conditional PUT (If-None-Match: *) of a key that is taken.
+  if (status === 409 || status === 412) return new ConflictError(text, status);
   if (status >= 500) return new ServerError(`server error ${status}: ${text}`, status);
   return new BadResponseError(`unexpected answer ${status}: ${text}`, status);
 }

@@ -48,7 +48,9 @@ export async function uploadFile(ctx: ClientContext, localFile: string, options:
         method: 'PUT',
         // No Content-Type, as the mission's client sends it: signed addresses do not cover one.
         // Content-Length is required by S3 (no chunked uploads to a presigned PUT).
-        headers: { 'content-length': String(size) },
+        // If-None-Match: * makes the store refuse to replace an object (S3 conditional write;
+        // required by an S3 store configured with conditionalPut=required, see docs/deploy.md).
+        headers: { 'content-length': String(size), 'if-none-match': '*' },
         body: meteredFile(localFile, size, options.onProgress),
       });
       if (res.statusCode >= 300) throw errorForStatus('transfer', res.statusCode, await readMessage(res));

@@ -22,6 +22,8 @@ function put(address: string, file: File, onProgress: (fraction: number) => void
     xhr.upload.addEventListener('progress', (e) => e.lengthComputable && onProgress(e.loaded / e.total));
     xhr.addEventListener('load', () => resolve({ status: xhr.status, text: xhr.responseText }));
     xhr.addEventListener('error', () => reject(new Error('the connection to the store failed')));
+    // Never replace a stored object (S3 conditional write; see docs/deploy.md).
+    xhr.setRequestHeader('If-None-Match', '*');
     // No Content-Type, as the mission's own client sends the bytes.
     xhr.send(file.slice(0, file.size, ''));
   });
