@@ -68,7 +68,8 @@ function freePort(): Promise<number> {
 export async function startSdc(env: Record<string, string>): Promise<ChildServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-    env: { ...process.env, SDC_LOG_LEVEL: 'info', ...env },
+    // Rate limiting off: the load generator is one address asking as fast as it can.
+    env: { ...process.env, SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // Logs are read (as a log collector would) but not kept.
