@@ -82,6 +82,8 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         dotfiles: 'deny',
         index: false,
         acceptRanges: true,
+        // 256 KiB reads: fewer, larger chunks than the 64 KiB default, still small per download.
+        highWaterMark: 256 * 1024,
         etag: true,
         lastModified: true,
       });
