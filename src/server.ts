@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { openCatalog } from './catalog/index.js';
 import type { ServerConfig } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
-import { loadMissionConfig } from './mission/index.js';
 import { reconcile, type ServiceContext } from './service/index.js';
+import { serviceContextFromConfig } from './service-context-from-config.js';
 import { LocalObjectStore, loadSigningSecret, openStore, UrlSigner } from './store/index.js';
 
 export interface RunningServer {
@@ -21,19 +20,11 @@ export interface RunningServer {
  * may have left (temporary files, unindexed objects), and listens.
  */
 export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const mission = loadMissionConfig(config.missionConfig);
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
   let listeningUrl = `http://${config.host}:${config.port}`;
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize });
-  const catalog = await openCatalog(config.catalog, { onPoolError: (err) => log.error({ err }, 'catalog connection lost') });
-  const ctx: ServiceContext = {
-    mission,
-    catalog,
-    store,
-    uploadTtl: config.uploadTtl,
-    downloadTtl: config.downloadTtl,
-    log,
-  };
+  const ctx = await serviceContextFromConfig(config, store, log);
+  const { catalog } = ctx;
 
   if (store instanceof LocalObjectStore) {
     const removed = await store.removeTempFiles();

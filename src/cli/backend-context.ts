@@ -1,8 +1,7 @@
 import { pino } from 'pino';
-import { openCatalog } from '../catalog/index.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
-import { loadMissionConfig } from '../mission/index.js';
 import type { ServiceContext } from '../service/index.js';
+import { serviceContextFromConfig } from '../service-context-from-config.js';
 import { loadSigningSecret, openStore, UrlSigner } from '../store/index.js';
 
 /** The backend flags shared by the operator commands (`sdc reconcile`, `sdc migrate`). */
@@ -22,13 +21,5 @@ export async function openBackendContext(flags: ServerSettings): Promise<Service
   const log = pino({ level: 'warn' }, pino.destination(2));
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? `http://${config.host}:${config.port}` });
-  const catalog = await openCatalog(config.catalog, { onPoolError: (err) => log.error({ err }, 'catalog connection lost') });
-  return {
-    mission: loadMissionConfig(config.missionConfig),
-    catalog,
-    store,
-    uploadTtl: config.uploadTtl,
-    downloadTtl: config.downloadTtl,
-    log,
-  };
+  return serviceContextFromConfig(config, store, log);
 }

@@ -1,8 +1,7 @@
 import { pino } from 'pino';
-import { openCatalog } from '../catalog/index.js';
 import { loadServerConfig } from '../config.js';
-import { loadMissionConfig } from '../mission/index.js';
 import type { ServiceContext } from '../service/index.js';
+import { serviceContextFromConfig } from '../service-context-from-config.js';
 import { parseS3Url, S3ObjectStore } from '../store/index.js';
 
 /**
@@ -20,15 +19,7 @@ export async function contextFromEnvironment(env: NodeJS.ProcessEnv = process.en
     throw new Error('On AWS Lambda, set SDC_CATALOG=postgres://...: an SQLite file would vanish with the container.');
   }
   const store = new S3ObjectStore(parseS3Url(config.store));
-  const catalog = await openCatalog(config.catalog, { onPoolError: (err) => log.error({ err }, 'catalog connection lost') });
-  return {
-    mission: loadMissionConfig(config.missionConfig),
-    catalog,
-    store,
-    uploadTtl: config.uploadTtl,
-    downloadTtl: config.downloadTtl,
-    log,
-  };
+  return serviceContextFromConfig(config, store, log);
 }
 
 /** One context per container; a failed start is retried on the next invocation, not cached. */
