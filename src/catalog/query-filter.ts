@@ -1,4 +1,4 @@
-import { isCalendarDate, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { SPEC_RECORD_FIELDS, isCalendarDate, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
@@ -23,17 +23,11 @@ export interface QueryFilter {
   readonly overlap?: boolean;
 }
 
-/** The spec's parameters (4.3). A request that uses only these gets the spec's answer. */
-export const QUERY_PARAMETERS = [
-  'file_path',
-  'instrument',
-  'data_level',
-  'descriptor',
-  'start_date',
-  'end_date',
-  'version',
-  'extension',
-] as const;
+/**
+ * The spec's parameters (4.3): one per field of a record (2.3), named alike. A request that
+ * uses only these gets the spec's answer.
+ */
+export const QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
 
 /** Additive parameters for harvesters and large archives. */
 export const EXTRA_QUERY_PARAMETERS = [
