@@ -1,5 +1,5 @@
-import { extensionFor, storedPath, type MissionConfig } from '../mission/index.js';
-import type { FileRecord } from './file-record.js';
+import { extensionFor, type MissionConfig } from '../mission/index.js';
+import { recordFor, type FileRecord } from './file-record.js';
 
 const DESCRIPTORS = ['sci', 'burst', 'hk', 'cal'] as const;
 const DAYS = 3650; // ten years of start dates
@@ -28,19 +28,12 @@ export function* syntheticRecords(mission: MissionConfig, count: number, first =
     const endDate = ymd(end);
     const extension = extensionFor(mission, level);
     const fileName = `${mission.name}_${instrument}_${level}_${descriptor}_${startDate}_${endDate}_${version}.${extension}`;
-    yield {
-      file_path: storedPath({ fileName, mission: mission.name, instrument, dataLevel: level, descriptor, startDate, endDate, version, extension }),
-      instrument,
-      data_level: level,
-      descriptor,
-      start_date: startDate,
-      end_date: endDate,
-      version,
-      extension,
+    const name = { fileName, mission: mission.name, instrument, dataLevel: level, descriptor, startDate, endDate, version, extension };
+    yield recordFor(name, {
       ingestion_date: new Date(FIRST_INGEST + i * 1000).toISOString(),
       size: 1024 + (i % 4096) * 256,
       sha256: (i.toString(16).padStart(8, '0') + 'a'.repeat(56)).slice(0, 64),
-    };
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FileRecord } from '../catalog/index.js';
+import { recordFor } from '../catalog/index.js';
 import { resolveRequestPath } from '../mission/index.js';
 import type { ObjectDigest } from '../store/index.js';
 import type { ServiceContext } from './service-context.js';
@@ -21,21 +21,7 @@ export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDi
   }
   if (await ctx.catalog.get(key)) return 'exists';
   const { size, sha256 } = digest ?? (await ctx.store.digest(key));
-  const n = resolved.name;
-  const record: FileRecord = {
-    file_path: key,
-    instrument: n.instrument,
-    data_level: n.dataLevel,
-    descriptor: n.descriptor,
-    start_date: n.startDate,
-    end_date: n.endDate,
-    version: n.version,
-    extension: n.extension,
-    ingestion_date: new Date().toISOString(),
-    size,
-    sha256,
-    ...(uploader === undefined ? {} : { uploader }),
-  };
+  const record = recordFor(resolved.name, { ingestion_date: new Date().toISOString(), size, sha256, uploader });
   const result = await ctx.catalog.insert(record);
   if (result === 'inserted') ctx.log.info({ file_path: key, size, sha256, uploader }, 'indexed');
   return result === 'inserted' ? 'indexed' : 'exists';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { positionOf, type Catalog, type FileRecord, type QuerySort } from '../../src/catalog/index.js';
+import { positionOf, recordFor, type Catalog, type FileRecord, type QuerySort } from '../../src/catalog/index.js';
 import { QUERY_PAGE_SIZE } from '../../src/catalog/kysely-catalog.js';
-import { IMAP_MISSION, parseFileName, storedPath } from '../../src/mission/index.js';
+import { IMAP_MISSION, parseFileName } from '../../src/mission/index.js';
 
 export interface CatalogUnderTest {
   readonly catalog: Catalog;
@@ -13,20 +13,7 @@ export interface CatalogUnderTest {
 export function recordOf(fileName: string, size = 1): FileRecord {
   const parsed = parseFileName(fileName, IMAP_MISSION);
   if (!parsed.ok) throw new Error(parsed.message);
-  const n = parsed.value;
-  return {
-    file_path: storedPath(n),
-    instrument: n.instrument,
-    data_level: n.dataLevel,
-    descriptor: n.descriptor,
-    start_date: n.startDate,
-    end_date: n.endDate,
-    version: n.version,
-    extension: n.extension,
-    ingestion_date: '2024-02-01T00:00:00.000Z',
-    size,
-    sha256: 'ab'.repeat(32),
-  };
+  return recordFor(parsed.value, { ingestion_date: '2024-02-01T00:00:00.000Z', size, sha256: 'ab'.repeat(32) });
 }
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {

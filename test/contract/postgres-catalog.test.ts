@@ -1,21 +1,11 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openCatalog } from '../../src/catalog/index.js';
-import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
+import { NO_DATABASE, openTestPostgresCatalog, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 import { recordOf, testCatalog } from './catalog-contract.js';
 
 describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres' : NO_DATABASE, () => {
-  testCatalog('postgres', async () => {
-    const schema = testSchema();
-    const catalog = await openCatalog(schema.url);
-    return {
-      catalog,
-      async dispose() {
-        await catalog.close();
-        await schema.drop();
-      },
-    };
-  });
+  testCatalog('postgres', openTestPostgresCatalog);
 
   describe('postgres catalog', () => {
     it('orders file_path byte by byte whatever the database locale (column collation C)', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openCatalog, type Catalog } from '../../src/catalog/index.js';
 
 /** The PostgreSQL the tests use; unset = those tests skip. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -34,6 +35,19 @@ export function testSchema(): TestSchema {
       } finally {
         await client.end();
       }
+    },
+  };
+}
+
+/** A PostgreSQL catalog in a fresh schema, and how to remove both: what the catalog suites run on. */
+export async function openTestPostgresCatalog(): Promise<{ catalog: Catalog; dispose(): Promise<void> }> {
+  const schema = testSchema();
+  const catalog = await openCatalog(schema.url);
+  return {
+    catalog,
+    async dispose() {
+      await catalog.close();
+      await schema.drop();
     },
   };
 }
