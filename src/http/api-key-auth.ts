@@ -1,12 +1,15 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { KeyStore } from '../catalog/index.js';
+import type { KeyCheck, KeyStore } from '../catalog/index.js';
 import { presentedKey } from './presented-key.js';
+import type { AccessClass } from './route-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Name of the API key the request was authenticated with, if any. */
     apiKeyName?: string;
+    /** The verdict on the key the request presented, when its route's class looks at keys. */
+    keyVerdict?: KeyCheck;
   }
 }
 
@@ -14,14 +17,11 @@ export interface ApiKeyAuthOptions {
   readonly keys: KeyStore;
   /** Require keys for uploads even before any key exists (SDC_REQUIRE_KEYS). */
   readonly requireKeys: boolean;
-  /** Require keys for query and download too (SDC_READ_NEEDS_KEY). */
+  /** Require keys for the `read` class too (SDC_READ_NEEDS_KEY). */
   readonly readNeedsKey: boolean;
   /** The mission's name: its client reads the key from `<MISSION>_API_KEY`. */
   readonly missionName: string;
 }
-
-const UPLOAD = /^\/(?:v0\/)?upload(?:[/?]|$)/;
-const READ = /^\/(?:v0\/)?(?:query|download|events)(?:[/?]|$)/;
 
 export const messages = {
   missing: (what: string, missionName: string) =>
@@ -31,16 +31,32 @@ export const messages = {
   revoked: (name: string, when: string) => `The API key "${name}" was revoked on ${when}. Ask the archive's operators for a new one.`,
 } as const;
 
+/** What each class that can need a key calls its calls, for the 401 message. */
+const ACTION: Partial<Record<AccessClass, string>> = { upload: 'upload', read: 'query or download' };
+
+/** The class of the route the request matched; unmatched requests (404) are public. */
+export function accessOf(request: FastifyRequest): AccessClass {
+  return request.routeOptions.config.access ?? 'public';
+}
+
 /**
- * Who may call what. The rule: uploads need a key as soon as any key has ever been
- * created (or always, with SDC_REQUIRE_KEYS); query and download need one only with
- * SDC_READ_NEEDS_KEY. The store's own signed addresses carry their authority in the
- * signature, so they are not checked here. 401 = no key sent, 403 = a wrong or revoked one.
+ * Who may call what, decided on the matched route's access class (route-access.ts):
+ * `upload` needs a key as soon as any key has ever been created (or always, with
+ * SDC_REQUIRE_KEYS); `read` needs one only with SDC_READ_NEEDS_KEY; the other classes
+ * never look at API keys (public needs none; signed and operator routes carry their own
+ * proof). 401 = no key sent, 403 = a wrong or revoked one.
+ *
+ * Two steps, so that the rate limit (rate-limit.ts) sits between them: `onRequest`
+ * verifies a presented key (the limit then counts per verified key, else per address,
+ * so invented keys share their sender's budget), and `preParsing` refuses.
  */
 async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Promise<void> {
   // Keys are revoked, never deleted: once one exists, keys are required for good.
   let keysExist = options.requireKeys;
   const keysRequired = async () => (keysExist ||= await options.keys.anyExist());
+  const needsKey = (access: AccessClass) => access === 'upload' || (access === 'read' && options.readNeedsKey);
+  // A key sent to a read route is verified even where reads are open: its holder gets the key's rate budget.
+  const takesKey = (access: AccessClass) => access === 'upload' || access === 'read';
 
   const refuse = (reply: FastifyReply, status: 401 | 403, message: string) => {
     if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
@@ -49,17 +65,26 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // A browser's CORS preflight never carries the key; the request that follows does.
-    if (request.method === 'OPTIONS') return;
-    const what = UPLOAD.test(request.url) ? 'upload' : options.readNeedsKey && READ.test(request.url) ? 'query or download' : undefined;
-    if (what === undefined || !(await keysRequired())) return;
+    if (request.method === 'OPTIONS' || !takesKey(accessOf(request))) return;
     const key = presentedKey(request);
-    if (key === undefined) return refuse(reply, 401, messages.missing(what, options.missionName));
+    if (key === undefined) return;
     const verdict = await options.keys.check(key);
+    request.keyVerdict = verdict;
+    if (verdict.kind !== 'valid') return;
+    request.apiKeyName = verdict.name;
+    // Every later log line of this request says whose key it was (pino's loggers bind in place).
+    const log = request.log as FastifyBaseLogger & { setBindings?(bindings: object): void };
+    if (log.setBindings) log.setBindings({ api_key: verdict.name });
+    else request.log = reply.log = log.child({ api_key: verdict.name });
+  });
+
+  app.addHook('preParsing', async (request: FastifyRequest, reply: FastifyReply) => {
+    const access = accessOf(request);
+    if (request.method === 'OPTIONS' || !needsKey(access) || !(await keysRequired())) return;
+    const verdict = request.keyVerdict;
+    if (verdict === undefined) return refuse(reply, 401, messages.missing(ACTION[access]!, options.missionName));
     if (verdict.kind === 'invalid') return refuse(reply, 403, messages.invalid());
     if (verdict.kind === 'revoked') return refuse(reply, 403, messages.revoked(verdict.name, verdict.revokedAt));
-    request.apiKeyName = verdict.name;
-    // Every later log line of this request says whose key it was.
-    request.log = reply.log = request.log.child({ api_key: verdict.name });
   });
 }
 

@@ -15,13 +15,15 @@ export function apiRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     const uploadRoute = envelopeRoute(ctx, (c, request) => upload(c, pathParam(request), request.apiKeyName));
     const downloadRoute = envelopeRoute(ctx, (c, request) => download(c, pathParam(request)));
-    const options = { attachValidation: true } as const;
+    // Who may call each route (route-access.ts); the schemas' 400s come from the operations.
+    const uploadOptions = { attachValidation: true, config: { access: 'upload' } } as const;
+    const readOptions = { attachValidation: true, config: { access: 'read' } } as const;
 
-    app.get('/upload/*', { ...options, schema: uploadSchema(ctx.mission, 'current') }, uploadRoute);
+    app.get('/upload/*', { ...uploadOptions, schema: uploadSchema(ctx.mission, 'current') }, uploadRoute);
     app.get(
       '/upload/science/*',
       {
-        ...options,
+        ...uploadOptions,
         schema: {
           ...uploadSchema(ctx.mission, 'current'),
           operationId: 'uploadScience',
@@ -30,15 +32,15 @@ export function apiRoutes(ctx: ServiceContext) {
       },
       uploadRoute,
     );
-    app.get('/download/*', { ...options, schema: downloadSchema(ctx.mission, 'current') }, downloadRoute);
+    app.get('/download/*', { ...readOptions, schema: downloadSchema(ctx.mission, 'current') }, downloadRoute);
     app.get(
       '/query',
-      { ...options, schema: querySchema(ctx.mission, 'current') },
+      { ...readOptions, schema: querySchema(ctx.mission, 'current') },
       envelopeRoute(ctx, (c, request) => query(c, queryPairs(request.url), queryInfo(request))),
     );
 
     // No path at all: answered by the same operations (400), left out of the description.
-    app.get('/upload', { schema: { hide: true } }, uploadRoute);
-    app.get('/download', { schema: { hide: true } }, downloadRoute);
+    app.get('/upload', { ...uploadOptions, schema: { hide: true } }, uploadRoute);
+    app.get('/download', { ...readOptions, schema: { hide: true } }, downloadRoute);
   };
 }

@@ -62,6 +62,7 @@ function coverageSchema(mission: MissionConfig) {
 export function coverageRoute(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     app.get('/coverage', {
+      config: { access: 'read' },
       schema: coverageSchema(ctx.mission),
       // The schema documents; parseQueryFilter validates, so messages match GET /query's.
       validatorCompiler: () => () => true,

@@ -10,19 +10,20 @@ import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-rout
  */
 export function earlierFormRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
-    const options = { attachValidation: true } as const;
+    const uploadOptions = { attachValidation: true, config: { access: 'upload' } } as const;
+    const readOptions = { attachValidation: true, config: { access: 'read' } } as const;
     const uploadRoute = envelopeRoute(ctx, (c, request) => uploadEarlierForm(c, pathParam(request), request.apiKeyName));
     const downloadRoute = envelopeRoute(ctx, (c, request) => downloadEarlierForm(c, pathParam(request)));
 
-    app.get('/upload/science/*', { ...options, schema: uploadSchema(ctx.mission, 'earlier') }, uploadRoute);
-    app.get('/download/*', { ...options, schema: downloadSchema(ctx.mission, 'earlier') }, downloadRoute);
+    app.get('/upload/science/*', { ...uploadOptions, schema: uploadSchema(ctx.mission, 'earlier') }, uploadRoute);
+    app.get('/download/*', { ...readOptions, schema: downloadSchema(ctx.mission, 'earlier') }, downloadRoute);
     app.get(
       '/query',
-      { ...options, schema: querySchema(ctx.mission, 'earlier') },
+      { ...readOptions, schema: querySchema(ctx.mission, 'earlier') },
       envelopeRoute(ctx, (c, request) => queryEarlierForm(c, queryPairs(request.url), queryInfo(request))),
     );
 
-    app.get('/upload/science', { schema: { hide: true } }, uploadRoute);
-    app.get('/download', { schema: { hide: true } }, downloadRoute);
+    app.get('/upload/science', { ...uploadOptions, schema: { hide: true } }, uploadRoute);
+    app.get('/download', { ...readOptions, schema: { hide: true } }, downloadRoute);
   };
 }

@@ -103,7 +103,7 @@ async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions):
     if (!store && status === 403) m.keyFailures.inc({ reason: 'refused' });
   });
 
-  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/metrics', { config: { access: 'read' } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
 }
 
 export default fp(metricsPlugin, { name: 'sdc-metrics' });

@@ -84,5 +84,5 @@ export async function registerOpenApi(app: FastifyInstance, mission: MissionConf
     transform: ({ schema, url }) => ({ schema: schema ? renameWildcard(schema) : { hide: true }, url: describedUrl(url) }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
 }

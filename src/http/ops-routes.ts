@@ -23,13 +23,14 @@ export function opsRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     app.get(
       '/healthz',
-      { schema: { operationId: 'healthz', tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: status('Up.', { status: { type: 'string', enum: ['ok'] } }) } } },
+      { config: { access: 'public' }, schema: { operationId: 'healthz', tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: status('Up.', { status: { type: 'string', enum: ['ok'] } }) } } },
       async () => ({ status: 'ok' }),
     );
 
     app.get(
       '/readyz',
       {
+        config: { access: 'public' },
         schema: {
           operationId: 'readyz',
           tags: ['operations'],
@@ -65,6 +66,7 @@ export function opsRoutes(ctx: ServiceContext) {
     app.get(
       '/version',
       {
+        config: { access: 'public' },
         schema: {
           operationId: 'version',
           tags: ['operations'],

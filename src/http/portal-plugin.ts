@@ -25,7 +25,7 @@ export function portalPlugin(mission: MissionConfig, dir: string = PORTAL_DIR) {
     const indexFile = `${dir}index.html`;
     if (!existsSync(indexFile)) {
       app.log.warn({ dir }, 'portal assets are not built; run npm run build');
-      app.get('/', (_request, reply) =>
+      app.get('/', { config: { access: 'public' } }, (_request, reply) =>
         reply
           .code(503)
           .type('text/plain; charset=utf-8')
@@ -45,7 +45,7 @@ export function portalPlugin(mission: MissionConfig, dir: string = PORTAL_DIR) {
         .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
         .header('X-Content-Type-Options', 'nosniff');
     // `hide` keeps the page out of the OpenAPI document (@fastify/swagger reads it).
-    app.get('/', { schema: { hide: true } as FastifySchema }, (_request, reply) => pageHeaders(reply).send(page));
+    app.get('/', { schema: { hide: true } as FastifySchema, config: { access: 'public' } }, (_request, reply) => pageHeaders(reply).send(page));
 
     await app.register(fastifyStatic, {
       root: `${dir}assets`,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 
 /**
@@ -11,9 +10,4 @@ export function presentedKey(request: FastifyRequest): string | undefined {
   if (direct !== undefined && direct.trim() !== '') return direct.trim();
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   return bearer?.[1];
-}
-
-/** A short, one-way tag of a key: lets a rate limit count per key without keeping the key. */
-export function keyTag(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }

@@ -1,17 +1,26 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { keyTag, presentedKey } from './presented-key.js';
 
 export interface RateLimitOptions {
-  /** Requests per minute per API key, or per client address without one; 0 = no limit. */
+  /** Requests per minute per verified API key, or per client address without one; 0 = no limit. */
   readonly perMinute: number;
 }
 
 /**
- * A budget of requests per minute for each API key, or for each client address when no
- * key is sent (@fastify/rate-limit, in memory: per instance). Over it: 429 with
- * Retry-After and a message saying when to come back.
+ * The budget a request is counted against: its API key's when the key was verified
+ * (api-key-auth.ts runs first), else its client address's. A made-up or revoked key
+ * therefore spends the sender's address budget, so key guessing is slowed like any flood.
+ */
+function budgetOf(request: FastifyRequest): string {
+  return request.apiKeyName === undefined ? `ip:${request.ip}` : `key:${request.apiKeyName}`;
+}
+
+/**
+ * A budget of requests per minute (@fastify/rate-limit, in memory: per instance). It runs
+ * on each route's onRequest, after the app-wide key verification and before the key is
+ * enforced, so refused key checks are counted too. Over it: 429 with Retry-After and a
+ * message saying when to come back.
  */
 async function rateLimitPlugin(app: FastifyInstance, { perMinute }: RateLimitOptions): Promise<void> {
   if (perMinute === 0) return;
@@ -19,14 +28,11 @@ async function rateLimitPlugin(app: FastifyInstance, { perMinute }: RateLimitOpt
     global: true,
     max: perMinute,
     timeWindow: 60_000,
-    keyGenerator: (request: FastifyRequest) => {
-      const key = presentedKey(request);
-      return key === undefined ? `ip:${request.ip}` : `key:${keyTag(key)}`;
-    },
+    keyGenerator: budgetOf,
     errorResponseBuilder: (_request, context) =>
       Object.assign(
         new Error(
-          `Too many requests: at most ${context.max} a minute per API key (or per address without one). Retry after ${Math.ceil(context.ttl / 1000)} s.`,
+          `Too many requests: at most ${context.max} a minute per API key (or per address without a valid one). Retry after ${Math.ceil(context.ttl / 1000)} s.`,
         ),
         { statusCode: 429 },
       ),

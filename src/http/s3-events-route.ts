@@ -63,7 +63,7 @@ export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefin
       if (!sameToken(match[1]!, eventsToken)) return reply.code(403).send(WRONG);
       return undefined;
     };
-    app.post('/events/s3', { schema, attachValidation: true, onRequest: authorize }, async (request, reply) => {
+    app.post('/events/s3', { schema, attachValidation: true, config: { access: 'operator' }, onRequest: authorize }, async (request, reply) => {
       const parsed = parseObjectCreatedEvent(request.body);
       if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.message);
       const report = await ingestCreatedObjects(ctx, parsed.created, parsed.ignored);

@@ -62,7 +62,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       return key;
     };
 
-    app.put('/store/*', async (request, reply) => {
+    app.put('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       const key = authorize(request, reply, 'PUT');
       if (key === undefined) return reply;
       const body = (request.body as Readable | undefined) ?? request.raw;
@@ -74,7 +74,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       return reply.code(200).header('ETag', `"${result.sha256}"`).send();
     });
 
-    app.get('/store/*', async (request, reply) => {
+    app.get('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       const key = authorize(request, reply, 'GET');
       if (key === undefined) return reply;
       const result = await send(request.raw, encodeURI(key), {

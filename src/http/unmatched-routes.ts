@@ -36,7 +36,8 @@ export function unmatchedRoutes(app: FastifyInstance) {
           method: missing,
           url,
           schema: { hide: true },
-          config: { methodNotAllowed: true } as object,
+          // Answers only which methods exist: nothing anyone may not know.
+          config: { methodNotAllowed: true, access: 'public' } as object,
           // Before the body is parsed: the method alone decides.
           onRequest: async (request: FastifyRequest, reply: FastifyReply) =>
             reply
