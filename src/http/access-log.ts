@@ -11,7 +11,9 @@ export class AccessLog extends LogController {
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
     const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    // A client that hung up is a fact of life, not an error of ours: no stack trace for it.
+    if (error && request.raw.destroyed) reply.log.info({ ...line, aborted: error.message }, 'request aborted by the client');
+    else if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request');
   }
 }

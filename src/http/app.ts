@@ -13,6 +13,7 @@ import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
 import { coverageRoute } from './coverage-route.js';
 import { portalPlugin } from './portal-plugin.js';
+import { routeAccess, type AccessEntry } from './route-access.js';
 import apiKeyAuth from './api-key-auth.js';
 import gracefulClose from './graceful-close.js';
 import limits, { serverLimits, type LimitSettings } from './limits.js';
@@ -44,6 +45,18 @@ export interface TrustSettings extends LimitSettings {
   readonly rateLimit: number;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its access class (route-access.ts). */
+    accessTable(): readonly AccessEntry[];
+  }
+}
+
+/** True when the client's connection is gone: there is no one left to answer. */
+function clientGone(request: { raw: { destroyed: boolean; socket: { destroyed: boolean } | null } }): boolean {
+  return request.raw.destroyed || request.raw.socket?.destroyed === true;
+}
+
 /** Longest path parameter accepted: long enough for any real path, far below Node's header limit. */
 const MAX_PARAM_LENGTH = 8 * 1024;
 
@@ -60,9 +73,20 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, e
     forceCloseConnections: 'idle',
   });
 
+  // First of all, so that it sees every route: each must say who may call it.
+  const access = routeAccess(app);
+  app.decorate('accessTable', access.table);
+
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status >= 500) {
+    if (clientGone(request)) {
+      // Nobody to answer: the client closed its connection (an aborted upload, say). Not our fault.
+      request.log.info({ reason: error.message }, 'client closed the connection before the answer');
+      reply.hijack();
+      reply.raw.destroy();
+      return;
+    }
+    const status = error.statusCode !== undefined && ((error.statusCode >= 400 && error.statusCode < 500) || error.statusCode === 507) ? error.statusCode : 500;
+    if (status === 500) {
       request.log.error({ err: error }, 'request failed');
       return reply.code(500).type('text/plain; charset=utf-8').send(`Internal error (request ${request.id}).`);
     }
@@ -73,15 +97,18 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, e
 
   echoRequestId(app);
   const unmatched = unmatchedRoutes(app);
-  await registerCors(app, corsOrigin);
-  await registerOpenApi(app, ctx.mission);
+  // Plugins that add routes of their own (CORS preflight, the API description's page): public.
+  await access.declare('public', () => registerCors(app, corsOrigin));
+  await access.declare('public', () => registerOpenApi(app, ctx.mission));
 
   await app.register(gracefulClose);
   if (trust) {
     // Metrics first, so refusals by the others are counted too.
     await app.register(metrics, { catalog: ctx.catalog });
-    await app.register(rateLimit, { perMinute: trust.rateLimit });
+    // Key verification (onRequest), then the rate limit (each route's onRequest), then the
+    // key's verdict and the body limits (preParsing): see api-key-auth.ts and rate-limit.ts.
     await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
+    await app.register(rateLimit, { perMinute: trust.rateLimit });
     await app.register(limits, trust);
   }
   await app.register(apiRoutes(ctx));
@@ -89,7 +116,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, e
   await app.register(earlierFormRoutes(ctx), { prefix: '/v0' });
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
-  await app.register(portalPlugin(ctx.mission));
+  await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
   await app.register(s3EventsRoute(ctx, eventsToken));
   if (ctx.store instanceof LocalObjectStore) {
     if (!signer) throw new Error('the local store needs a signer');

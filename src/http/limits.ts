@@ -21,22 +21,39 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 /** Headers must arrive within this long, so a client that drips them cannot hold a socket. */
 const HEADERS_TIMEOUT_MS = 10_000;
 
+/**
+ * How often Node looks for connections past the headers and request timeouts. Its default
+ * (30 s) would let a client that drips headers hold a socket three times the 10 s promised.
+ */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
 /** Fastify's server options that bound what a slow or greedy client can hold. */
 export function serverLimits(limits: LimitSettings) {
   return {
     connectionTimeout: limits.idleTimeout * 1000,
     requestTimeout: limits.requestTimeout * 1000,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeout * 1000),
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
   };
 }
 
 /**
  * Refuses an upload whose declared Content-Length is over the limit before any of its
  * bytes are read (413, connection closed); chunked uploads are stopped by the store as
- * they pass it. Also applies the headers timeout to the server.
+ * they pass it. A client that sent `Expect: 100-continue` is told to go on only once
+ * every check before the body has passed (size, key, rate): Node would otherwise say
+ * `100 Continue` at once, and the client would start sending what is then refused.
  */
 async function limitsPlugin(app: FastifyInstance, limits: LimitSettings): Promise<void> {
-  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeout * 1000);
+  app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
+  // preParsing: after every onRequest check, before anything reads the body.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
+    return payload;
+  });
   app.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'PUT') return;
     const declared = Number(request.headers['content-length'] ?? 0);
