@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { feedEventId, parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
 import { queryPairs } from './api-routes.js';
@@ -5,6 +6,16 @@ import { eventsSchema } from './query-schemas.js';
 
 /** Comment line sent when idle, so proxies keep the connection open. */
 const HEARTBEAT_MS = 15_000;
+
+const EVENT_STREAM = 'text/event-stream; charset=utf-8';
+
+/**
+ * Open feeds at once, per client address and in all. Each polls the catalog twice a
+ * second for as long as it is open, so their number is what bounds that work: a client
+ * needs one feed per filter, not hundreds.
+ */
+export const MAX_FEEDS_PER_ADDRESS = 8;
+export const MAX_FEEDS = 512;
 
 /**
  * GET /events: the live feed as Server-Sent Events, one `file` event per record as it is
@@ -14,28 +25,47 @@ export function feedRoute(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     // Open feeds never finish by themselves: end them when the server closes.
     const open = new Set<AbortController>();
+    const perAddress = new Map<string, number>();
     app.addHook('preClose', async () => {
       for (const feed of open) feed.abort();
     });
 
     // Filters are checked by parseFeedRequest, with the spec's messages (query-schemas.ts).
-    app.get('/events', { schema: eventsSchema(ctx.mission), attachValidation: true }, async (request, reply) => {
+    app.get('/events', { schema: eventsSchema(ctx.mission), attachValidation: true, config: { access: 'read' } }, async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
       const parsed = parseFeedRequest(ctx, queryPairs(request.url), Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
       if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.message);
+      // HEAD (Fastify's automatic one) says what a GET would open, and ends: a feed never does.
+      if (request.method === 'HEAD') return reply.code(200).type(EVENT_STREAM).header('Cache-Control', 'no-cache').send();
+
+      const mine = perAddress.get(request.ip) ?? 0;
+      if (mine >= MAX_FEEDS_PER_ADDRESS) {
+        return reply
+          .code(429)
+          .type('text/plain; charset=utf-8')
+          .send(`Too many open feeds from this address: at most ${MAX_FEEDS_PER_ADDRESS} at once. Close one first; one feed can carry any filter.`);
+      }
+      if (open.size >= MAX_FEEDS) {
+        return reply.code(503).header('Retry-After', '30').type('text/plain; charset=utf-8').send('The live feed is full. Retry in 30 s, resuming with Last-Event-ID.');
+      }
 
       const abort = new AbortController();
       open.add(abort);
+      perAddress.set(request.ip, mine + 1);
       request.raw.on('close', () => abort.abort());
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, {
         // What the hooks set (CORS policy, X-Request-Id): a hijacked reply does not send them by itself.
         ...(reply.getHeaders() as Record<string, string>),
-        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Content-Type': EVENT_STREAM,
         'Cache-Control': 'no-cache',
         Connection: 'keep-alive',
       });
+      // A reader slower than the archive (a replay from an old id) holds the feed back, not our memory.
+      const send = async (text: string) => {
+        if (!out.write(text)) await once(out, 'drain', { signal: abort.signal });
+      };
       out.write('retry: 2000\n\n');
       // Where this connection starts, as an id: a client that loses the connection before the
       // first file resumes from here instead of from its reconnection (no gap).
@@ -43,13 +73,16 @@ export function feedRoute(ctx: ServiceContext) {
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
       try {
         for await (const event of watch(ctx, parsed.filter, parsed.after, abort.signal)) {
-          out.write(`id: ${event.id}\nevent: file\ndata: ${JSON.stringify(event.record)}\n\n`);
+          await send(`id: ${event.id}\nevent: file\ndata: ${JSON.stringify(event.record)}\n\n`);
         }
       } catch (err) {
-        request.log.error({ err }, 'live feed stopped');
+        if (!abort.signal.aborted) request.log.error({ err }, 'live feed stopped');
       } finally {
         clearInterval(heartbeat);
         open.delete(abort);
+        const left = (perAddress.get(request.ip) ?? 1) - 1;
+        if (left === 0) perAddress.delete(request.ip);
+        else perAddress.set(request.ip, left);
         out.end();
       }
     });

@@ -97,6 +97,8 @@ export function eventsSchema(mission: MissionConfig) {
         content: { 'text/event-stream': { schema: { type: 'string' } } },
       },
       400: text('A filter is unknown, repeated or malformed, or a paging parameter was given.', 'limit does not apply to the live feed; use the query filters only.'),
+      429: text('This address has too many feeds open at once.', 'Too many open feeds from this address: at most 8 at once. ...'),
+      503: text('Every feed this instance serves is taken.', 'The live feed is full. Retry in 30 s, resuming with Last-Event-ID.'),
     },
   };
 }

@@ -20,7 +20,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 
   '/v0/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
   '/v0/query': { statuses: ['200', '400'], params: 'query' },
-  '/events': { statuses: ['200', '400'], params: 'filters' },
+  '/events': { statuses: ['200', '400', '429', '503'], params: 'filters' },
   '/coverage': { statuses: ['200', '400'], params: 'coverage' },
   '/healthz': { statuses: ['200'], params: 'none' },
   '/readyz': { statuses: ['200', '503'], params: 'none' },
