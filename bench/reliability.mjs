@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /* global process, console */
-// `npm run reliability`: the reliability tests at full size (SDC_RELIABILITY=full), then
+// `npm run reliability`: the reliability and adversarial tests at full size (SDC_RELIABILITY=full), then
 // docs/reliability.md written from the figures they measured. Not part of CI (it takes
 // minutes); CI runs the same tests small.
 import { spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const figuresDir = mkdtempSync(join(tmpdir(), 'sdc-figures-'));
 const started = new Date();
 
-const run = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/reliability'], {
+const run = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/reliability', 'test/adversarial'], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, SDC_RELIABILITY: 'full', SDC_FIGURES_DIR: figuresDir },
@@ -27,7 +27,7 @@ const figures = Object.fromEntries(
 );
 rmSync(figuresDir, { recursive: true, force: true });
 
-const { property: p, racing: r, crash: c, load: l } = figures;
+const { property: p, racing: r, crash: c, load: l, access: a } = figures;
 const row = (what, value, must = '') => `| ${what} | ${value ?? 'not measured'} | ${must} |`;
 const cpu = cpus();
 const lines = [
@@ -46,6 +46,9 @@ const lines = [
   row('upload addresses handed out to those cases, and used (PUT)', p?.uploads),
   row('catalog records whose name breaks the rules', p ? 0 : undefined, '0 (the test fails otherwise)'),
   row('bytes read or written outside the store (canary file)', p ? 0 : undefined, '0 (the test fails otherwise)'),
+  row('key-protected routes (upload, read) × URL spellings tried without a key (GET and HEAD)', a && `${a.protectedRoutes} routes, ${a.spellingsTried} spellings`),
+  row('generated URL respellings tried (escapes, dot segments, absolute form)', a?.generatedSpellings),
+  row('of those, answered without the key they need', a?.opened, '0 (the test fails otherwise)'),
   row(`racing same-name uploads: names × racers`, r && `${r.names} × ${r.racersPerName}`),
   row('most files stored for one name', r?.mostStoredForOneName, '1'),
   row('crashes injected (SIGKILL mid-PUT)', c?.crashes),
