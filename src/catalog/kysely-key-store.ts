@@ -19,12 +19,23 @@ export class KyselyKeyStore implements KeyStore {
   async create(name: string): Promise<{ key: string; info: ApiKeyInfo }> {
     const problem = keyNameProblem(name);
     if (problem) throw new KeyNameError(problem);
-    const existing = await this.db.selectFrom('api_keys').select('name').where('name', '=', name).executeTakeFirst();
-    if (existing) throw new KeyNameError(`A key named ${name} already exists (names are never reused, even after revoke). Choose another name.`);
+    const taken = () => new KeyNameError(`A key named ${name} already exists (names are never reused, even after revoke). Choose another name.`);
+    if (await this.nameExists(name)) throw taken();
     const { key, keyId } = generateKey();
     const row = { key_id: keyId, name, key_hash: hashKey(key), created_at: new Date().toISOString(), revoked_at: null };
-    await this.db.insertInto('api_keys').values(row).execute();
+    try {
+      await this.db.insertInto('api_keys').values(row).execute();
+    } catch (error) {
+      // Two creates of one name raced past the check: the unique name constraint refused the
+      // second. Say so in the same words, whatever the driver's error looks like.
+      if (await this.nameExists(name)) throw taken();
+      throw error;
+    }
     return { key, info: toInfo(row) };
+  }
+
+  private async nameExists(name: string): Promise<boolean> {
+    return (await this.db.selectFrom('api_keys').select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
   }
 
   async list(): Promise<ApiKeyInfo[]> {

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { positionOf, recordFor, type Catalog, type FileRecord, type QuerySort } from '../../src/catalog/index.js';
 import { QUERY_PAGE_SIZE } from '../../src/catalog/kysely-catalog.js';
 import { IMAP_MISSION, parseFileName } from '../../src/mission/index.js';
+import { describeCatalogCoverage } from './catalog-coverage-contract.js';
+import { describeCatalogFilters } from './catalog-filter-contract.js';
+import type { CatalogUnderTest } from './catalog-under-test.js';
+import { describeKeyStore } from './key-store-contract.js';
 
-export interface CatalogUnderTest {
-  readonly catalog: Catalog;
-  /** Closes the catalog and removes what the test created. */
-  dispose(): Promise<void>;
-}
+export type { CatalogUnderTest } from './catalog-under-test.js';
 
 /** A record for a valid name, as ingest would build it. */
 export function recordOf(fileName: string, size = 1): FileRecord {
@@ -26,7 +26,8 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
- * The catalog contract: every adapter runs it (test/contract/*-catalog.test.ts).
+ * The catalog contract: every adapter runs it (test/contract/*-catalog.test.ts), with its
+ * parts that need a fresh catalog each (filters, coverage, the key store beside the records).
  * `extra` adds what only that adapter has.
  */
 export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>, extra?: (get: () => Catalog) => void): void {
@@ -154,4 +155,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
 
     extra?.(catalog);
   });
+  describeCatalogFilters(name, make);
+  describeCatalogCoverage(name, make);
+  describeKeyStore(name, make);
 }

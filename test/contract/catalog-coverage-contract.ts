@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, CoverageDay, FileRecord } from '../../src/catalog/index.js';
+import type { CoverageDay, FileRecord } from '../../src/catalog/index.js';
 import { QUERY_PAGE_SIZE } from '../../src/catalog/kysely-catalog.js';
-
-/** A fresh, empty catalog and a way to dispose of it. */
-export interface CatalogUnderTest {
-  readonly catalog: Catalog;
-  dispose(): Promise<void>;
-}
+import type { CatalogUnderTest } from './catalog-under-test.js';
 
 function record(instrument: string, level: string, start: string, end: string, version = 'v00-01', size = 100): FileRecord {
   const ext = level === 'l0' ? 'pkts' : 'cdf';
@@ -32,7 +27,7 @@ async function all(days: AsyncIterable<CoverageDay>): Promise<CoverageDay[]> {
   return out;
 }
 
-/** Catalog.coverage, written once and run against every catalog adapter. */
+/** Catalog.coverage: part of the catalog contract (catalog-contract.ts runs it on every adapter). */
 export function describeCatalogCoverage(label: string, make: () => Promise<CatalogUnderTest>): void {
   describe(`Catalog.coverage: ${label}`, () => {
     let t: CatalogUnderTest;
