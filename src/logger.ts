@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { redactUrl } from './http/redact.js';
+import { redactUrl } from './redact-url.js';
 
 /** A request as the log shows it: method and URL with any signature masked; no headers. */
 function serializeRequest(req: { method: string; url: string; id?: string }) {

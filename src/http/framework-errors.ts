@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../redact-url.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describedUrl } from './openapi.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../redact-url.js';
 
 /** Methods that get a 405 (rather than a 404) on a URL that exists for other methods. */
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
