@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { download, query, reconcile, upload } from '../../../src/service/index.js';
 import { collect, makeTestContext, type TestContext } from '../../helpers/service-context.js';
@@ -35,8 +36,16 @@ describe('upload envelope (spec 4.1)', () => {
     expect(wrong.body).toContain(`Expected ${PATH}`);
   });
 
-  it('409 "<path> already exists." when stored and indexed, or stored only', async () => {
+  it('409 "<path> already exists." when stored but not yet indexed (a crash between the two)', async () => {
+    const { status } = await t.store.write(PATH, Readable.from([Buffer.from('x')]));
+    expect(status).toBe('stored');
+    expect(await t.ctx.catalog.get(PATH)).toBeUndefined();
+    expect(await upload(t.ctx, PATH)).toEqual({ statusCode: 409, body: `${PATH} already exists.` });
+  });
+
+  it('409 "<path> already exists." when stored and indexed', async () => {
     await t.put(PATH, 'x');
+    expect(await t.ctx.catalog.get(PATH)).toBeDefined();
     expect(await upload(t.ctx, PATH)).toEqual({ statusCode: 409, body: `${PATH} already exists.` });
   });
 });
