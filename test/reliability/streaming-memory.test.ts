@@ -1,0 +1,92 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCatalog } from '../../src/catalog/index.js';
+import { syntheticRecords } from '../../src/catalog/synthetic-records.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
+import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+
+/** Records in the archive: an answer of about 50 MB as JSON, 31 MB as CSV, far more than the allowed growth. */
+const RECORDS = 150_000;
+/** How much the server's resident memory may grow while it sends the whole answer. */
+const ALLOWED_GROWTH = 24 * 1024 * 1024;
+
+async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/**
+ * Reads an answer slowly (pausing after each chunk), sampling the server's RSS meanwhile;
+ * resolves with the bytes received and the highest RSS seen.
+ */
+function readSlowly(url: string, pid: number): Promise<{ bytes: number; peak: number }> {
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    let peak = 0;
+    let sampling = false;
+    const sample = () => {
+      if (sampling) return;
+      sampling = true;
+      void residentBytes(pid)
+        .then((rss) => (peak = Math.max(peak, rss)))
+        .finally(() => (sampling = false));
+    };
+    const timer = setInterval(sample, 20);
+    request(url, (res) => {
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        res.pause();
+        setTimeout(() => res.resume(), 1);
+      });
+      res.on('end', () => {
+        clearInterval(timer);
+        void residentBytes(pid).then((rss) => resolve({ bytes, peak: Math.max(peak, rss) }));
+      });
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe.skipIf(process.platform !== 'linux')('streaming answers hold memory flat (reads /proc)', () => {
+  let home: string;
+  let server: ChildServer;
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'sdc-stream-mem-'));
+    const catalog = await openCatalog(`sqlite:${join(home, 'catalog.db')}`);
+    let batch = [];
+    for (const record of syntheticRecords(IMAP_MISSION, RECORDS)) {
+      batch.push(record);
+      if (batch.length === 5000) {
+        await catalog.insertMany(batch);
+        batch = [];
+      }
+    }
+    await catalog.insertMany(batch);
+    await catalog.close();
+    server = await startChildServer(home, { SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '0' });
+  }, 120_000);
+  afterAll(async () => {
+    server?.process.kill('SIGKILL');
+    await server?.exited;
+    await rm(home, { recursive: true, force: true });
+  });
+
+  for (const format of ['json', 'ndjson', 'csv']) {
+    it(`sends every record of a ${RECORDS}-record answer as ${format} without holding it`, async () => {
+      const pid = server.process.pid!;
+      // Warm up the route, so what is measured is the answer, not the first request's setup.
+      await fetch(`${server.url}/query?instrument=swe&format=${format}`).then((r) => r.arrayBuffer());
+      const before = await residentBytes(pid);
+      const { bytes, peak } = await readSlowly(`${server.url}/query?format=${format}`, pid);
+      expect(bytes, 'the answer is much larger than the allowed growth').toBeGreaterThan(ALLOWED_GROWTH);
+      expect(peak - before, `RSS ${Math.round(before / 2 ** 20)} MiB -> peak ${Math.round(peak / 2 ** 20)} MiB for a ${Math.round(bytes / 2 ** 20)} MiB answer`).toBeLessThan(
+        ALLOWED_GROWTH,
+      );
+    }, 120_000);
+  }
+});
