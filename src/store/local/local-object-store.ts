@@ -178,6 +178,16 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * Removes a stored object (one whose record could not be written); durable once
+   * this resolves. Absent already is fine.
+   */
+  async remove(key: string): Promise<void> {
+    const file = this.fileOf(key);
+    await rm(file, { force: true });
+    await fsync(dirname(file));
+  }
+
   /** Removes temporary files left by a crash. Run at start, before serving. */
   async removeTempFiles(dir = this.root): Promise<number> {
     let removed = 0;
