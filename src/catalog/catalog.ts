@@ -9,7 +9,11 @@ import type { QueryOptions } from './query-options.js';
  * the service only ever sees this interface.
  */
 export interface Catalog {
-  /** Inserts a record unless one with the same file_path exists. Idempotent. */
+  /**
+   * Inserts a record unless one with the same file_path exists. Idempotent. When one
+   * exists for the same bytes without an uploader and `record` has one, the uploader is
+   * filled in (an upload whose file was indexed first by a reader keeps its attribution).
+   */
   insert(record: FileRecord): Promise<'inserted' | 'exists'>;
   /** Inserts many records in as few transactions as the backend allows; returns how many were new. */
   insertMany(records: readonly FileRecord[]): Promise<number>;

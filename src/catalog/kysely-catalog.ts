@@ -34,7 +34,24 @@ export class KyselyCatalog implements Catalog {
       .values({ ...record, uploader: record.uploader ?? null })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? 'inserted' : 'exists';
+    if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return 'inserted';
+    if (record.uploader !== undefined) await this.fillUploader(record);
+    return 'exists';
+  }
+
+  /**
+   * The record of these same bytes was written first without an uploader (a reader
+   * indexed the file between its link and the PUT's insert): the PUT's uploader goes
+   * in. Never replaces an uploader, never touches a record of other bytes.
+   */
+  private async fillUploader(record: FileRecord): Promise<void> {
+    await this.db
+      .updateTable('files')
+      .set({ uploader: record.uploader ?? null })
+      .where('file_path', '=', record.file_path)
+      .where('sha256', '=', record.sha256)
+      .where('uploader', 'is', null)
+      .execute();
   }
 
   async insertMany(records: readonly FileRecord[]): Promise<number> {

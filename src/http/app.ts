@@ -52,9 +52,12 @@ declare module 'fastify' {
   }
 }
 
-/** True when the client's connection is gone: there is no one left to answer. */
-function clientGone(request: { raw: { destroyed: boolean; socket: { destroyed: boolean } | null } }): boolean {
-  return request.raw.destroyed || request.raw.socket?.destroyed === true;
+/**
+ * True when the client's connection is gone: there is no one left to answer. A request
+ * whose body was read to its end is destroyed too (autoDestroy), and its client still waits.
+ */
+function clientGone(request: { raw: { destroyed: boolean; complete: boolean; socket: { destroyed: boolean } | null } }): boolean {
+  return (request.raw.destroyed && !request.raw.complete) || request.raw.socket?.destroyed === true;
 }
 
 /** Longest path parameter accepted: long enough for any real path, far below Node's header limit. */

@@ -1,7 +1,8 @@
 import send from '@fastify/send';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ingest, messages, type ServiceContext } from '../service/index.js';
+import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { resolveRequestPath } from '../mission/index.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 
@@ -62,15 +63,36 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       return key;
     };
 
+    /** Removes a stored file whose record could not be written, unless a record of it appeared meanwhile. */
+    const unstore = async (key: string, log: FastifyBaseLogger): Promise<void> => {
+      try {
+        if (await ctx.catalog.get(key)) return;
+        await store.remove(key);
+        log.warn({ file_path: key }, 'record not written: stored file removed again');
+      } catch (err) {
+        // Left for the reconcile that runs at every start to index.
+        log.error({ err, file_path: key }, 'record not written, and the stored file could not be removed');
+      }
+    };
+
     app.put('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       const key = authorize(request, reply, 'PUT');
       if (key === undefined) return reply;
       const body = (request.body as Readable | undefined) ?? request.raw;
-      const result = await store.write(key, body);
+      const result = await store.write(key, body).catch((err: unknown) => {
+        // The temporary file is gone already (the store's write removes it on any failure).
+        throw isOutOfSpace(err) ? new OutOfSpaceError(key, err) : err;
+      });
       if (result.status === 'exists') {
         return refuse(request, reply, 409, messages.alreadyExists(key));
       }
-      await ingest({ ...ctx, log: request.log }, key, result, (request.query as StoreQuery).uploader);
+      try {
+        await ingest({ ...ctx, log: request.log }, key, result, (request.query as StoreQuery).uploader);
+      } catch (err) {
+        // No record, so no file either: the client is told the upload failed, and its retry must find the name free.
+        await unstore(key, request.log);
+        throw isOutOfSpace(err) ? new OutOfSpaceError(key, err) : err;
+      }
       return reply.code(200).header('ETag', `"${result.sha256}"`).send();
     });
 

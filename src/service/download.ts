@@ -2,6 +2,7 @@ import { resolveRequestPath } from '../mission/index.js';
 import { text, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { messages } from './messages.js';
+import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
@@ -23,7 +24,11 @@ export async function download(ctx: ServiceContext, requestPath: string): Promis
   const path = resolved.path;
   if (!(await ctx.catalog.get(path))) {
     if (!(await ctx.store.head(path))) return text(404, messages.notFound(requestPath, ctx.mission));
-    await ingest(ctx, path);
+    // Stored but not indexed: index it now. On a full disk the record waits, the bytes are served anyway.
+    await ingest(ctx, path).catch((err: unknown) => {
+      if (!isOutOfSpace(err)) throw err;
+      ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
+    });
   }
   const url = await ctx.store.presignGet(path, ctx.downloadTtl);
   return {

@@ -19,7 +19,9 @@ export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDi
     ctx.log.warn({ key }, 'ingest: object key is not a valid stored path; not indexed');
     return 'skipped';
   }
-  if (await ctx.catalog.get(key)) return 'exists';
+  const existing = await ctx.catalog.get(key);
+  // A reader may have indexed the file first, without an uploader: the insert fills it in.
+  if (existing && (uploader === undefined || existing.uploader !== undefined)) return 'exists';
   const { size, sha256 } = digest ?? (await ctx.store.digest(key));
   const record = recordFor(resolved.name, { ingestion_date: new Date().toISOString(), size, sha256, uploader });
   const result = await ctx.catalog.insert(record);

@@ -1,4 +1,5 @@
 import { eventBridgeObjects, isEventBridgeS3Event } from './eventbridge-object-created.js';
+import { resolveRequestPath } from '../mission/index.js';
 import { ingest } from './ingest.js';
 import { isS3Notification, s3NotificationObjects, type CreatedObject } from './s3-notification.js';
 import type { ServiceContext } from './service-context.js';
@@ -8,7 +9,7 @@ export interface ObjectCreatedReport {
   readonly indexed: string[];
   /** Already had a record (S3 delivers an event at least once). */
   readonly exists: string[];
-  /** Keys that break the naming rules: logged, not indexed. */
+  /** Keys that break the naming rules or can never be a stored path (`..`, empty segments...): logged at warn, not indexed. */
   readonly skipped: string[];
   /** Not in this service's store (another bucket, or deleted since): `sdc reconcile` will agree. */
   readonly absent: string[];
@@ -40,6 +41,14 @@ export function parseObjectCreatedEvent(event: unknown): ParsedEvent {
 export async function ingestCreatedObjects(ctx: ServiceContext, created: readonly CreatedObject[], ignored = 0): Promise<ObjectCreatedReport> {
   const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], ignored };
   for (const { key } of created) {
+    // A key that can never be a stored path (`..`, empty or dot segments, NUL, a name that
+    // breaks the rules) is skipped before the store is asked: it cannot fail the batch.
+    const resolved = resolveRequestPath(key, ctx.mission);
+    if (resolved.kind !== 'file' || resolved.path !== key) {
+      ctx.log.warn({ key: key.slice(0, 1024) }, 'object-created event: object key is not a valid stored path; not indexed');
+      report.skipped.push(key);
+      continue;
+    }
     if (!(await ctx.store.head(key))) {
       ctx.log.warn({ key }, 'object-created event: object not in the store; not indexed');
       report.absent.push(key);

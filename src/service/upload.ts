@@ -2,6 +2,7 @@ import { namingMessage, resolveRequestPath } from '../mission/index.js';
 import { text, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { messages } from './messages.js';
+import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
@@ -25,8 +26,11 @@ export async function upload(ctx: ServiceContext, requestPath: string, uploader?
   const path = resolved.path;
   if (await ctx.catalog.get(path)) return text(409, messages.alreadyExists(path));
   if (await ctx.store.head(path)) {
-    // Stored but not indexed (e.g. written straight to the store): index it now.
-    await ingest(ctx, path);
+    // Stored but not indexed (e.g. written straight to the store): index it now, space allowing.
+    await ingest(ctx, path).catch((err: unknown) => {
+      if (!isOutOfSpace(err)) throw err;
+      ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
+    });
     return text(409, messages.alreadyExists(path));
   }
   return { statusCode: 200, body: await ctx.store.presignPut(path, ctx.uploadTtl, uploader) };

@@ -74,6 +74,17 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       expect(results.filter((r) => r === 'inserted')).toHaveLength(1);
     });
 
+    it('fills the uploader of a record of the same bytes written first without one, and never replaces one', async () => {
+      const plain = recordOf('imap_mag_l1a_norm_20240106_20240106_v00-01.cdf');
+      expect(await catalog().insert(plain)).toBe('inserted');
+      expect(await catalog().insert({ ...plain, sha256: 'cd'.repeat(32), uploader: 'mallory' })).toBe('exists');
+      expect((await catalog().get(plain.file_path))?.uploader).toBeUndefined();
+      expect(await catalog().insert({ ...plain, uploader: 'alpha' })).toBe('exists');
+      expect((await catalog().get(plain.file_path))?.uploader).toBe('alpha');
+      expect(await catalog().insert({ ...plain, uploader: 'beta' })).toBe('exists');
+      expect((await catalog().get(plain.file_path))?.uploader).toBe('alpha');
+    });
+
     it('answers each filter with matching records, ordered by file_path byte by byte', async () => {
       for (const n of names) await catalog().insert(recordOf(n));
       const paths = async (filter: Parameters<Catalog['query']>[0]) => (await collect(catalog().query(filter))).map((r) => r.file_path);

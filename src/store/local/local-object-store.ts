@@ -110,41 +110,58 @@ export class LocalObjectStore implements ObjectStore {
    * so racing writers end with exactly one stored and a crash leaves no partial
    * file under the key. Bytes past `maxObjectSize` stop the write at once
    * (ObjectTooLargeError) and the temporary file goes.
+   *
+   * The source's end, error and close are watched from this call on, before anything
+   * is awaited, and a source that already ended early fails at once: however the
+   * request ends, the write ends too, with its temporary file removed and its handle
+   * closed. One write per key at a time: a second one while the first is under way is
+   * refused (UploadUnderWayError), so one address replayed many times holds one write.
    */
   write(key: string, source: Readable): Promise<WriteResult> {
-    const writing = this.writeOnce(key, source);
-    const tracked = writing.catch(() => undefined);
-    this.writing.add(tracked);
-    void tracked.then(() => this.writing.delete(tracked));
+    const input = detachable(source);
+    if (this.writing.has(key)) {
+      input.detach();
+      return Promise.reject(new UploadUnderWayError(key));
+    }
+    const writing = this.writeOnce(key, input);
+    const tracked = writing.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writing.set(key, tracked);
+    void tracked.then(() => this.writing.delete(key));
     return writing;
   }
 
   /** Resolves once every write under way has finished or cleaned up (for a graceful close). */
   async settled(): Promise<void> {
-    await Promise.all(this.writing);
+    await Promise.all(this.writing.values());
   }
 
-  private readonly writing = new Set<Promise<unknown>>();
+  /** The write under way for each key. */
+  private readonly writing = new Map<string, Promise<unknown>>();
 
-  private async writeOnce(key: string, source: Readable): Promise<WriteResult> {
-    const file = this.fileOf(key);
-    const dir = dirname(file);
-    if (await this.head(key)) return { status: 'exists' };
-    await mkdir(dir, { recursive: true });
-    const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
-    const hash = createHash('sha256');
-    const limit = this.maxObjectSize;
-    let size = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        if (size > limit) return done(new ObjectTooLargeError(limit));
-        hash.update(chunk);
-        done(null, chunk);
-      },
-    });
-    const input = detachable(source);
+  private async writeOnce(key: string, input: Detachable): Promise<WriteResult> {
+    let temp: string | undefined;
     try {
+      const file = this.fileOf(key);
+      const dir = dirname(file);
+      if (await this.head(key)) return { status: 'exists' };
+      await mkdir(dir, { recursive: true });
+      // The request may have ended while we looked: then no temporary file is made at all.
+      if (input.stream.errored) throw input.stream.errored;
+      temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
+      const hash = createHash('sha256');
+      const limit = this.maxObjectSize;
+      let size = 0;
+      const meter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          size += chunk.length;
+          if (size > limit) return done(new ObjectTooLargeError(limit));
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
       await pipeline(input.stream, meter, createWriteStream(temp, { flags: 'wx' }));
       await fsync(temp);
       try {
@@ -157,8 +174,18 @@ export class LocalObjectStore implements ObjectStore {
       return { status: 'stored', size, sha256: hash.digest('hex') };
     } finally {
       input.detach();
-      await unlink(temp).catch(() => undefined);
+      if (temp !== undefined) await unlink(temp).catch(() => undefined);
     }
+  }
+
+  /**
+   * Removes a stored object (one whose record could not be written); durable once
+   * this resolves. Absent already is fine.
+   */
+  async remove(key: string): Promise<void> {
+    const file = this.fileOf(key);
+    await rm(file, { force: true });
+    await fsync(dirname(file));
   }
 
   /** Removes temporary files left by a crash. Run at start, before serving. */
@@ -188,26 +215,50 @@ export class LocalObjectStore implements ObjectStore {
   }
 }
 
+/** A second write to a key while one is under way (one upload address replayed at once). */
+export class UploadUnderWayError extends Error {
+  override name = 'UploadUnderWayError';
+  readonly statusCode = 409;
+  constructor(readonly key: string) {
+    super(`An upload of ${key} is already under way. If it fails, send the file again; if it succeeds, the file is stored.`);
+  }
+}
+
+interface Detachable {
+  readonly stream: PassThrough;
+  detach(): void;
+}
+
 /**
  * The source piped into a stream of our own. pipeline() destroys its source on any
  * error, and destroying a request destroys its socket before a 413 could be sent; so
  * pipeline gets this stream, and the request is only unpiped (then answered, and its
- * connection closed). A client that aborts still fails the write.
+ * connection closed). A source that ends early (aborted, errored, closed before its
+ * end, now or already) fails the stream.
  */
-function detachable(source: Readable): { readonly stream: PassThrough; detach(): void } {
+function detachable(source: Readable): Detachable {
   const stream = new PassThrough();
-  const fail = (err?: Error) => stream.destroy(err ?? new Error('the upload was interrupted before its end'));
+  // The stream may fail while the write still awaits (before pipeline listens): never an unhandled 'error'.
+  stream.on('error', () => undefined);
+  const fail = (err?: Error) => {
+    if (!stream.destroyed) stream.destroy(err ?? new Error('the upload was interrupted before its end'));
+  };
   const onClose = () => {
     if (!source.readableEnded) fail();
   };
+  const onAborted = () => fail();
   source.on('error', fail);
   source.on('close', onClose);
-  source.pipe(stream);
+  // An http.IncomingMessage whose client went away before its end.
+  source.on('aborted', onAborted);
+  if (source.readableAborted || source.errored || (source as { aborted?: boolean }).aborted === true) fail(source.errored ?? undefined);
+  else source.pipe(stream);
   return {
     stream,
     detach() {
       source.unpipe(stream);
       source.off('close', onClose);
+      source.off('aborted', onAborted);
       // Keep one listener so a late socket error on the request is not an unhandled 'error'.
       source.off('error', fail);
       source.on('error', () => undefined);

@@ -1,0 +1,22 @@
+/**
+ * Disk full, wherever it is met: the store's file system (ENOSPC, or EDQUOT past a
+ * quota), SQLite (SQLITE_FULL) or PostgreSQL (SQLSTATE 53100 disk_full).
+ */
+export function isOutOfSpace(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e !== 'object') return false;
+    const code = e.code;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === '53100') return true;
+    if (typeof code === 'string' && code.startsWith('SQLITE_FULL')) return true;
+  }
+  return false;
+}
+
+/** The archive cannot take this file now: 507, with nothing of it kept. */
+export class OutOfSpaceError extends Error {
+  override name = 'OutOfSpaceError';
+  readonly statusCode = 507;
+  constructor(path: string, cause?: unknown) {
+    super(`The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`, { cause });
+  }
+}
