@@ -96,7 +96,7 @@ function corsOf(answer: WholeAnswer): Record<string, string> {
 export const lambdaAppFromEnvironment = (env: NodeJS.ProcessEnv = process.env) =>
   cachedContext(async () => {
     const { ctx, config, log } = await setupFromEnvironment(env);
-    return buildLambdaApp({ ctx, config, logger: log });
+    return buildLambdaApp({ ctx, config, logger: log, onClose: () => ctx.catalog.close() });
   });
 
 /** The Lambda entry point: `dist/lambda/api-handler.handler`. */

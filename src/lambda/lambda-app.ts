@@ -15,6 +15,8 @@ export interface LambdaAppOptions {
   readonly logger?: FastifyBaseLogger;
   /** Largest body one answer may carry (tests make it small). */
   readonly maxBodyBytes?: number;
+  /** Runs when the app closes (what the caller opened for it, e.g. the catalog). */
+  readonly onClose?: () => Promise<void>;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface LambdaAppOptions {
  * live feed answers that it is not served here (feed-not-served.ts), and streamed
  * answers are collected, up to a size a Lambda answer can carry (collect-body.ts).
  */
-export async function buildLambdaApp({ ctx, config, logger, maxBodyBytes = MAX_LAMBDA_BODY_BYTES }: LambdaAppOptions): Promise<FastifyInstance> {
+export async function buildLambdaApp({ ctx, config, logger, maxBodyBytes = MAX_LAMBDA_BODY_BYTES, onClose }: LambdaAppOptions): Promise<FastifyInstance> {
   const app = await buildApp({
     ctx,
     ...(logger ? { logger } : {}),
@@ -34,6 +36,7 @@ export async function buildLambdaApp({ ctx, config, logger, maxBodyBytes = MAX_L
     feed: feedNotServedRoute,
   });
   capStreamedAnswers(app, maxBodyBytes);
+  if (onClose) app.addHook('onClose', onClose);
   await app.ready();
   return app;
 }
