@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -14,6 +14,8 @@ import { makeApiHandler, type ApiEvent } from '../../src/lambda/api-handler.js';
 import { buildLambdaApp } from '../../src/lambda/lambda-app.js';
 import { cachedContext } from '../../src/lambda/lambda-context.js';
 import { makeIngestHandler } from '../../src/lambda/s3-ingest-handler.js';
+import { makeKeysHandler } from '../../src/lambda/keys-handler.js';
+import { makeReconcileHandler } from '../../src/lambda/reconcile-handler.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import type { ServiceContext } from '../../src/service/index.js';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
@@ -145,6 +147,26 @@ describe('AWS Lambda handlers', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('reconciles on schedule: indexes an object stored without an event, names a record whose object is gone', async () => {
+    const reconcile = makeReconcileHandler(() => Promise.resolve(ctx));
+    const lost = 'imap/hit/l1a/2024/02/imap_hit_l1a_sci_20240201_20240201_v00-01.cdf';
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: lost, Body: 'no event came' }));
+    await store.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: PATH.replace('v00-01', 'v00-02') }));
+    expect(await reconcile()).toEqual({ indexed: 1, skipped: 1, missing: 1, firstMissing: [PATH.replace('v00-01', 'v00-02')] });
+    expect(JSON.parse((await api(v2Event('/query', 'instrument=hit'))).body)).toMatchObject([{ file_path: lost }]);
+  });
+
+  it('creates, lists and revokes API keys for the operator who invokes the keys function', async () => {
+    const keys = makeKeysHandler(() => Promise.resolve(ctx));
+    const created = await keys({ create: 'swe-pipeline' });
+    expect(created).toMatchObject({ created: 'swe-pipeline', key: expect.any(String) });
+    expect(await ctx.catalog.keys().check((created as { key: string }).key)).toMatchObject({ kind: 'valid', name: 'swe-pipeline' });
+    expect(await keys({ list: true })).toMatchObject({ keys: [{ name: 'swe-pipeline' }] });
+    expect(await keys({ revoke: 'swe-pipeline' })).toEqual({ revoked: 'swe-pipeline', result: 'revoked' });
+    expect(await keys({ create: 'bad name!' })).toMatchObject({ error: expect.any(String) });
+    expect(await keys({} as never)).toMatchObject({ error: expect.stringContaining('Expected') });
   });
 
   it('refuses, with a 400 that says how to page it, a query too large for one Lambda answer', async () => {

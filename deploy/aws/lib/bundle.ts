@@ -7,11 +7,12 @@ import { buildSync } from 'esbuild';
 /** The repository's root (deploy/aws/lib is three levels below it). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The Lambda entry points, as `<file>.handler` in the bundle (one asset for all three functions). */
+/** The Lambda entry points, as `<file>.handler` in the bundle (one asset for all the functions). */
 export const LAMBDA_HANDLERS = {
   api: 'dist/lambda/api-handler.handler',
   ingest: 'dist/lambda/s3-ingest-handler.handler',
   reconcile: 'dist/lambda/reconcile-handler.handler',
+  keys: 'dist/lambda/keys-handler.handler',
 } as const;
 
 /**
