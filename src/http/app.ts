@@ -35,6 +35,8 @@ export interface AppOptions {
   readonly trust?: TrustSettings;
   /** Shared secret of POST /events/s3 (SDC_EVENTS_TOKEN); unset = disabled. */
   readonly eventsToken?: string;
+  /** What serves GET /events: the live feed, unless a carrier that cannot stream (Lambda) says otherwise. */
+  readonly feed?: typeof feedRoute;
 }
 
 export interface TrustSettings extends LimitSettings {
@@ -64,7 +66,7 @@ function clientGone(request: { raw: { destroyed: boolean; complete: boolean; soc
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, eventsToken }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, eventsToken, feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -115,7 +117,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, e
     await app.register(limits, trust);
   }
   await app.register(apiRoutes(ctx));
-  await app.register(feedRoute(ctx));
+  await app.register(feed(ctx));
   await app.register(earlierFormRoutes(ctx), { prefix: '/v0' });
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));

@@ -1,11 +1,11 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { renderEnvelope } from '../http/envelope-render.js';
-import type { ServiceContext } from '../service/index.js';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { FastifyInstance } from 'fastify';
 import { requestFromV1, resultForV1 } from './api-gateway-v1.js';
 import { requestFromV2, resultForV2 } from './api-gateway-v2.js';
-import { routeApiRequest } from './api-request.js';
-import { collectBody, MAX_LAMBDA_BODY_BYTES } from './collect-body.js';
-import { cachedContext, contextFromEnvironment } from './lambda-context.js';
+import { wholeAnswer, type WholeAnswer } from './api-gateway.js';
+import { MAX_LAMBDA_RESULT_BYTES, tooLargeMessage } from './collect-body.js';
+import { buildLambdaApp } from './lambda-app.js';
+import { cachedContext, setupFromEnvironment } from './lambda-context.js';
 
 export type ApiEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyResult | APIGatewayProxyStructuredResultV2;
@@ -14,27 +14,90 @@ function isV2(event: ApiEvent): event is APIGatewayProxyEventV2 {
   return (event as { version?: string }).version === '2.0';
 }
 
+const TEXT = 'text/plain; charset=utf-8';
+
+function textAnswer(statusCode: number, message: string, extra: Record<string, string> = {}): WholeAnswer {
+  return { statusCode, headers: { 'content-type': TEXT, ...extra }, body: Buffer.from(message) };
+}
+
+/** Time kept back from the function's timeout, to answer in words rather than be cut off. */
+const SAFETY_MS = 1500;
+
 /**
- * API Gateway proxy event -> the service's operation -> envelope -> the proxy
- * result, rendered by the same rule as the HTTP server. v1 (REST API) and v2
- * (HTTP API) events are told apart by `version`.
+ * API Gateway proxy event (v1 REST API or v2 HTTP API, told apart by `version`) ->
+ * `inject` into the server's own Fastify app -> the proxy result. Every route, key check
+ * and message is the server's; this adapter only translates. What would otherwise end in
+ * API Gateway's bare 502 or 504 is answered in words: a backend that cannot be reached
+ * (503), an answer over the 6 MB a Lambda answer can carry (400, asking for pages), a
+ * request about to run out of the function's time (503).
  */
-export function makeApiHandler(context: () => Promise<ServiceContext>, maxBodyBytes = MAX_LAMBDA_BODY_BYTES) {
-  return async function handle(event: ApiEvent): Promise<ApiResult> {
-    const ctx = await context();
-    const request = isV2(event) ? requestFromV2(event) : requestFromV1(event);
-    let answer;
+export function makeApiHandler(app: () => Promise<FastifyInstance>) {
+  return async function handle(event: ApiEvent, context?: Pick<Context, 'getRemainingTimeInMillis' | 'awsRequestId'>): Promise<ApiResult> {
+    const v2 = isV2(event);
+    const request = v2 ? requestFromV2(event) : requestFromV1(event);
+    let answer: WholeAnswer;
+    let instance: FastifyInstance | undefined;
     try {
-      answer = await collectBody(renderEnvelope(await routeApiRequest(ctx, request)), maxBodyBytes);
+      instance = await app();
     } catch (err) {
-      // As the HTTP server does: the details go to the log, never to the caller.
-      const id = event.requestContext.requestId;
-      ctx.log.error({ err, requestId: id }, 'request failed');
-      answer = { statusCode: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Internal error (request ${id}).` };
+      console.error(JSON.stringify({ level: 'error', msg: 'service could not start', err: String(err), requestId: event.requestContext.requestId }));
+      answer = textAnswer(503, 'The service could not reach its catalog or store just now. Retry in a few seconds.', { 'retry-after': '5' });
     }
-    return isV2(event) ? resultForV2(answer) : resultForV1(answer);
+    if (instance) {
+      const remaining = context?.getRemainingTimeInMillis?.();
+      let timer: NodeJS.Timeout | undefined;
+      const late =
+        remaining === undefined
+          ? undefined
+          : new Promise<WholeAnswer>((resolve) => {
+              timer = setTimeout(
+                () =>
+                  resolve(
+                    textAnswer(
+                      503,
+                      'This request ran out of the time this deployment allows one request. Ask for less at once: ' +
+                        'a query a page at a time (limit=1000, then the Link header rel="next"), or narrower filters.',
+                    ),
+                  ),
+                Math.max(0, remaining - SAFETY_MS),
+              );
+            });
+      try {
+        const injected = instance.inject(request.inject).then((response) => wholeAnswer(response, request));
+        answer = await (late ? Promise.race([injected, late]) : injected);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    let result = v2 ? resultForV2(answer!) : resultForV1(answer!);
+    // The body was capped as it was read; JSON escapes can still push the whole result over.
+    if (Buffer.byteLength(JSON.stringify(result)) > MAX_LAMBDA_RESULT_BYTES) {
+      const refusal: WholeAnswer = {
+        statusCode: 400,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...corsOf(answer!) },
+        body: Buffer.from(JSON.stringify(tooLargeMessage(MAX_LAMBDA_RESULT_BYTES))),
+      };
+      result = v2 ? resultForV2(refusal) : resultForV1(refusal);
+    }
+    return result;
   };
 }
 
+/** The CORS and request-id headers of an answer, kept on the one that replaces it. */
+function corsOf(answer: WholeAnswer): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if ((/^access-control-/.test(name) || name === 'x-request-id' || name === 'vary') && typeof value === 'string') out[name] = value;
+  }
+  return out;
+}
+
+/** The app of this container, built from the environment on the first request. */
+export const lambdaAppFromEnvironment = (env: NodeJS.ProcessEnv = process.env) =>
+  cachedContext(async () => {
+    const { ctx, config, log } = await setupFromEnvironment(env);
+    return buildLambdaApp({ ctx, config, logger: log, onClose: () => ctx.catalog.close() });
+  });
+
 /** The Lambda entry point: `dist/lambda/api-handler.handler`. */
-export const handler = makeApiHandler(cachedContext(() => contextFromEnvironment()));
+export const handler = makeApiHandler(lambdaAppFromEnvironment());

@@ -1,46 +1,55 @@
-import { QUERY_HEADERS } from '../service/index.js';
-import type { RenderedEnvelope } from '../http/envelope-render.js';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
- * API Gateway takes a Lambda answer of at most 6 MB, JSON-escaped; a body of 4 MB
- * stays inside it even when every quote is escaped.
+ * API Gateway takes a Lambda answer (the whole JSON result: status, headers, body) of at
+ * most 6 MB. A body is read up to 4 MB: a binary one grows by a third in base64, a text
+ * one by its JSON escapes, and both still fit.
  */
 export const MAX_LAMBDA_BODY_BYTES = 4 * 1024 * 1024;
+export const MAX_LAMBDA_RESULT_BYTES = 6 * 1024 * 1024;
 
-export interface WholeAnswer {
-  readonly statusCode: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
+/** The answer to a request whose answer is too large for one Lambda answer: ask for pages instead. */
+export function tooLargeMessage(limit: number): string {
+  return (
+    `The answer is larger than one answer of this deployment can carry (${limit} bytes: AWS Lambda answers in one piece). ` +
+    'Ask for it a page at a time: add limit=1000 and follow the Link header (rel="next") to the next page; ' +
+    'or narrow it, e.g. with instrument, data_level, or start_date and end_date.'
+  );
+}
+
+/** Headers that describe the answer that was replaced, so they go with it. */
+const ANSWER_HEADERS = ['link', 'x-total-count', 'content-disposition', 'content-length', 'etag', 'last-modified', 'accept-ranges', 'content-range'];
+
+/** Replaces the answer being sent with the 400 that asks for pages. */
+export function refuseTooLarge(reply: FastifyReply, limit: number): string {
+  for (const name of ANSWER_HEADERS) reply.removeHeader(name);
+  reply.code(400).type('application/json; charset=utf-8');
+  return JSON.stringify(tooLargeMessage(limit));
 }
 
 /**
- * Lambda answers in one piece, so a streamed body is collected here, up to `limit`
- * bytes. Past it, the reading stops (the catalog's cursor is closed) and the caller
- * gets a 400 that asks for a narrower query, instead of API Gateway's bare 502.
+ * Lambda answers in one piece, so every answer is held to `limit` bytes, and every streamed answer (a query's records, a portal
+ * asset) is collected before it is sent, up to `limit` bytes. Past it the reading stops
+ * (the catalog's cursor is closed with the stream) and the client gets a 400 that asks
+ * for pages, never API Gateway's bare 502. An answer that fits goes whole, as the server
+ * sends an answer of one chunk.
  */
-export async function collectBody(rendered: RenderedEnvelope, limit = MAX_LAMBDA_BODY_BYTES): Promise<WholeAnswer> {
-  if (typeof rendered.body === 'string') return whole(rendered.statusCode, rendered.headers, rendered.body);
-  const parts: string[] = [];
-  let bytes = 0;
-  for await (const chunk of rendered.body) {
-    bytes += Buffer.byteLength(chunk);
-    if (bytes > limit) {
-      const message = `The query matches more records than one answer of this deployment can carry (${limit} bytes). Narrow it, e.g. with instrument, data_level, or start_date and end_date.`;
-      const { 'Content-Type': _, ...headers } = QUERY_HEADERS;
-      return whole(400, { 'content-type': 'application/json', ...headers }, JSON.stringify(message));
+export function capStreamedAnswers(app: FastifyInstance, limit = MAX_LAMBDA_BODY_BYTES): void {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
+      return Buffer.byteLength(payload) > limit ? refuseTooLarge(reply, limit) : payload;
     }
-    parts.push(chunk);
-  }
-  return whole(rendered.statusCode, rendered.headers, parts.join(''));
-}
-
-/**
- * A whole body of a JSON type names its charset, as the HTTP server (Fastify) does
- * for every answer it sends whole, so both carry the same Content-Type.
- */
-function whole(statusCode: number, headers: Readonly<Record<string, string>>, body: string): WholeAnswer {
-  const type = headers['content-type'];
-  const out = { ...headers };
-  if (type !== undefined && type.includes('json') && !/;\s*charset=/i.test(type)) out['content-type'] = `${type}; charset=utf-8`;
-  return { statusCode, headers: out, body };
+    if (!(payload instanceof Readable)) return payload;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of payload as AsyncIterable<Buffer | string>) {
+      const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      bytes += piece.length;
+      // Leaving the loop destroys the stream, which ends the query's cursor.
+      if (bytes > limit) return refuseTooLarge(reply, limit);
+      chunks.push(piece);
+    }
+    return Buffer.concat(chunks);
+  });
 }

@@ -21,6 +21,16 @@ export function v1Event(path: string, query: Record<string, string[]> = {}, meth
   return event;
 }
 
+/** Headers added to a v1 event as API Gateway fills them in: in `headers` (last value) and `multiValueHeaders`. */
+export function withV1Headers(event: APIGatewayProxyEvent, headers: Record<string, string | string[]>): APIGatewayProxyEvent {
+  for (const [name, value] of Object.entries(headers)) {
+    const values = [value].flat();
+    event.headers[name] = values[values.length - 1];
+    event.multiValueHeaders[name] = values;
+  }
+  return event;
+}
+
 /** The HTTP API (v2) fixture, aimed at another path and query; `stage` other than $default prefixes the raw path. */
 export function v2Event(path: string, rawQueryString = '', stage = '$default', method = 'GET'): APIGatewayProxyEventV2 {
   const event = fixture<APIGatewayProxyEventV2>('apigw-v2-http-event.json');

@@ -2,25 +2,31 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.js';
 import { buildApp } from '../../src/http/app.js';
+import { loadServerConfig } from '../../src/config.js';
 import { makeApiHandler, type ApiEvent } from '../../src/lambda/api-handler.js';
+import { buildLambdaApp } from '../../src/lambda/lambda-app.js';
+import { cachedContext } from '../../src/lambda/lambda-context.js';
 import { makeIngestHandler } from '../../src/lambda/s3-ingest-handler.js';
+import { makeKeysHandler } from '../../src/lambda/keys-handler.js';
+import { makeReconcileHandler } from '../../src/lambda/reconcile-handler.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import type { ServiceContext } from '../../src/service/index.js';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
 import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
 import { putBytes } from '../contract/store-contract.js';
-import { eventBridgeEvent, s3Notification, v1Event, v2Event } from './lambda-events.js';
+import { eventBridgeEvent, s3Notification, v1Event, v2Event, withV1Headers } from './lambda-events.js';
 
 const NAME = 'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
 const PATH = `imap/swe/l1a/2024/01/${NAME}`;
 const BYTES = Buffer.from('science bytes\n'.repeat(500));
+const CONFIG = loadServerConfig({}, { logLevel: 'silent' });
 
 // The handlers on real adapters: S3 over HTTP (s3rver) and an SQLite catalog. AWS itself is
 // replaced only by the events, shaped as API Gateway, S3 and EventBridge send them.
@@ -38,7 +44,7 @@ describe('AWS Lambda handlers', () => {
     store = new S3ObjectStore(parseS3Url(s3.storeUrl));
     const catalog = await openSqliteCatalog(join(dir, 'catalog.db'));
     ctx = { mission: IMAP_MISSION, catalog, store, uploadTtl: 3600, downloadTtl: 86400, log: pino({ level: 'silent' }) };
-    const handle = makeApiHandler(() => Promise.resolve(ctx));
+    const handle = makeApiHandler(cachedContext(() => buildLambdaApp({ ctx, config: CONFIG })));
     api = (event) => handle(event) as Promise<APIGatewayProxyResult>;
     ingest = makeIngestHandler(() => Promise.resolve(ctx));
   });
@@ -67,7 +73,7 @@ describe('AWS Lambda handlers', () => {
   it('answers a query through a REST API (v1) event with the records and the spec headers', async () => {
     const result = await api(v1Event('/query', { instrument: ['swe'], start_date: ['20240101'], version: ['v00-01'] }));
     expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*' });
+    expect(result.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' });
     expect(JSON.parse(result.body)).toMatchObject([
       { file_path: PATH, instrument: 'swe', size: BYTES.length, sha256: createHash('sha256').update(BYTES).digest('hex') },
     ]);
@@ -78,11 +84,9 @@ describe('AWS Lambda handlers', () => {
     await ingest(s3Notification(PATH.replace('v00-01', 'v00-02')));
     const page = await api(v2Event('/query', 'instrument=swe&limit=1', 'prod'));
     expect(page.statusCode).toBe(200);
-    expect(page.headers).toMatchObject({ 'X-Total-Count': '2' });
-    expect(page.headers!.Link).toMatch(/^<https:\/\/xyz789abcd\.execute-api\.us-west-2\.amazonaws\.com\/prod\/query\?instrument=swe&limit=1&cursor=[^>]+>; rel="next"$/);
-    const v1 = v1Event('/query', { instrument: ['swe'] });
-    v1.headers.Accept = 'text/csv';
-    const csv = await api(v1);
+    expect(page.headers).toMatchObject({ 'x-total-count': '2' });
+    expect(page.headers!.link).toMatch(/^<https:\/\/xyz789abcd\.execute-api\.us-west-2\.amazonaws\.com\/prod\/query\?instrument=swe&limit=1&cursor=[^>]+>; rel="next"$/);
+    const csv = await api(withV1Headers(v1Event('/query', { instrument: ['swe'] }), { Accept: 'text/csv' }));
     expect(csv.headers!['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256');
   });
@@ -90,7 +94,7 @@ describe('AWS Lambda handlers', () => {
   it('redirects a download through a v2 event on a named stage to the signed address of the bytes', async () => {
     const result = await api(v2Event(`/download/${NAME}`, '', 'prod'));
     expect(result.statusCode).toBe(302);
-    const location = result.headers!.Location as string;
+    const location = result.headers!.location as string;
     expect(result.headers).toMatchObject({ 'content-type': 'text/html' });
     expect(JSON.parse(result.body)).toEqual({ download_url: location });
     const got = await fetch(location);
@@ -139,18 +143,39 @@ describe('AWS Lambda handlers', () => {
         });
       }
       expect((await api(v2Event('/nowhere'))).statusCode).toBe(404);
-      expect((await api(v1Event(`/upload/${PATH}`, {}, 'DELETE'))).statusCode).toBe(404);
+      expect((await api(v1Event(`/upload/${PATH}`, {}, 'DELETE'))).statusCode).toBe(405);
     } finally {
       await app.close();
     }
   });
 
-  it('refuses, with a 400 that says how to narrow it, a query too large for one Lambda answer', async () => {
-    const small = makeApiHandler(() => Promise.resolve(ctx), 200);
+  it('reconciles on schedule: indexes an object stored without an event, names a record whose object is gone', async () => {
+    const reconcile = makeReconcileHandler(() => Promise.resolve(ctx));
+    const lost = 'imap/hit/l1a/2024/02/imap_hit_l1a_sci_20240201_20240201_v00-01.cdf';
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: lost, Body: 'no event came' }));
+    await store.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: PATH.replace('v00-01', 'v00-02') }));
+    expect(await reconcile()).toEqual({ indexed: 1, skipped: 1, missing: 1, firstMissing: [PATH.replace('v00-01', 'v00-02')] });
+    expect(JSON.parse((await api(v2Event('/query', 'instrument=hit'))).body)).toMatchObject([{ file_path: lost }]);
+  });
+
+  it('creates, lists and revokes API keys for the operator who invokes the keys function', async () => {
+    const keys = makeKeysHandler(() => Promise.resolve(ctx));
+    const created = await keys({ create: 'swe-pipeline' });
+    expect(created).toMatchObject({ created: 'swe-pipeline', key: expect.any(String) });
+    expect(await ctx.catalog.keys().check((created as { key: string }).key)).toMatchObject({ kind: 'valid', name: 'swe-pipeline' });
+    expect(await keys({ list: true })).toMatchObject({ keys: [{ name: 'swe-pipeline' }] });
+    expect(await keys({ revoke: 'swe-pipeline' })).toEqual({ revoked: 'swe-pipeline', result: 'revoked' });
+    expect(await keys({ create: 'bad name!' })).toMatchObject({ error: expect.any(String) });
+    expect(await keys({} as never)).toMatchObject({ error: expect.stringContaining('Expected') });
+  });
+
+  it('refuses, with a 400 that says how to page it, a query too large for one Lambda answer', async () => {
+    const small = makeApiHandler(cachedContext(() => buildLambdaApp({ ctx, config: CONFIG, maxBodyBytes: 200 })));
     const result = (await small(v2Event('/query', ''))) as APIGatewayProxyResult;
     expect(result.statusCode).toBe(400);
-    expect(result.headers).toMatchObject({ 'Access-Control-Allow-Origin': '*' });
-    expect(JSON.parse(result.body)).toMatch(/Narrow it, e\.g\. with instrument/);
+    expect(result.headers).toMatchObject({ 'access-control-allow-origin': '*' });
+    expect(result.headers!.link).toBeUndefined();
+    expect(JSON.parse(result.body)).toMatch(/a page at a time: add limit=1000 and follow the Link header/);
     expect((await api(v2Event('/query', 'instrument=mag'))).statusCode).toBe(200);
   });
 });

@@ -1,0 +1,38 @@
+import { KeyNameError, type ApiKeyInfo } from '../catalog/index.js';
+import type { ServiceContext } from '../service/index.js';
+import { cachedContext, contextFromEnvironment } from './lambda-context.js';
+
+/** What the operator sends, e.g. `aws lambda invoke --payload '{"create":"swe-pipeline"}'`. */
+export type KeysEvent = { readonly create: string } | { readonly revoke: string } | { readonly list: true };
+
+export type KeysAnswer =
+  | { readonly created: string; readonly key: string; readonly note: string }
+  | { readonly revoked: string; readonly result: 'revoked' | 'already_revoked' | 'unknown' }
+  | { readonly keys: ApiKeyInfo[] }
+  | { readonly error: string };
+
+/**
+ * `sdc keys create|revoke|list` for a catalog that only the functions in the VPC can reach:
+ * an operator invokes this function directly (no API route leads to it; invoking it takes
+ * the IAM permission lambda:InvokeFunction). The key is in the answer once and never logged.
+ */
+export function makeKeysHandler(context: () => Promise<ServiceContext>) {
+  return async function handle(event: KeysEvent): Promise<KeysAnswer> {
+    const keys = (await context()).catalog.keys();
+    try {
+      if ('create' in event) {
+        const { key } = await keys.create(event.create);
+        return { created: event.create, key, note: 'This is the only time the key is shown: store it now. Clients send it as X-API-Key.' };
+      }
+      if ('revoke' in event) return { revoked: event.revoke, result: await keys.revoke(event.revoke) };
+      if ('list' in event) return { keys: await keys.list() };
+    } catch (err) {
+      if (err instanceof KeyNameError) return { error: err.message };
+      throw err;
+    }
+    return { error: 'Expected {"create": "<name>"}, {"revoke": "<name>"} or {"list": true}.' };
+  };
+}
+
+/** The Lambda entry point: `dist/lambda/keys-handler.handler`. */
+export const handler = makeKeysHandler(cachedContext(() => contextFromEnvironment()));

@@ -1,0 +1,330 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeApiHandler, lambdaAppFromEnvironment, type ApiEvent } from '../../src/lambda/api-handler.js';
+import { FEED_NOT_SERVED } from '../../src/lambda/feed-not-served.js';
+import { ingest } from '../../src/service/index.js';
+import { S3ObjectStore } from '../../src/store/index.js';
+import { HAVE_DATABASE, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { fixture } from './lambda-events.js';
+
+/**
+ * The same requests to `sdc serve` (a real server on loopback) and to the Lambda handler
+ * (API Gateway REST API v1 and HTTP API v2 events, from the fixtures of real events), both
+ * on the same S3 bucket (s3rver) and PostgreSQL schema: status, the headers that matter
+ * and the bodies must be the same. Signatures and request ids differ by nature and are
+ * compared by shape only.
+ */
+
+const STORED = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+const STORED_NAME = STORED.split('/').pop()!;
+const OTHER = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
+const NEW = 'imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v01-00.cdf';
+
+interface Case {
+  readonly method: string;
+  /** As a client sends it: percent-encoded, with its query. */
+  readonly url: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  /** `compare` = everything but the body's variable parts; `status` = status and content type only (per-process counters). */
+  readonly compare?: 'all' | 'status';
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+/** Differ by nature between two processes or two requests: compared by presence only. */
+const BY_PRESENCE = ['x-request-id'];
+/** Belong to the connection or the clock. */
+const IGNORED = ['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+const SIGNED = /\?(X-Amz-[^"\s>]*)/g;
+
+function normalise(answer: Answer, base: string): { status: number; headers: Record<string, string>; body: string } {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (IGNORED.includes(name)) continue;
+    headers[name] = BY_PRESENCE.includes(name) ? '<present>' : value.replace(SIGNED, '?<signed>').split(`<${base}/`).join('<BASE/');
+  }
+  const text = answer.body.toString('utf8');
+  return { status: answer.status, headers, body: /[\uFFFD]/.test(text) ? answer.body.toString('base64') : text.replace(SIGNED, '?<signed>') };
+}
+
+/**
+ * The one difference, by design (docs/deploy-aws.md): Lambda cannot serve the live feed, so
+ * its API description and its 404's list of endpoints leave GET /events out.
+ */
+function onLambda(view: ReturnType<typeof normalise>): ReturnType<typeof normalise> {
+  if (view.headers['content-type']?.startsWith('application/json') && view.body.startsWith('{"openapi"')) {
+    const document = JSON.parse(view.body) as { paths: Record<string, unknown> };
+    expect(document.paths['/events']).toBeDefined();
+    delete document.paths['/events'];
+    return { ...view, body: JSON.stringify(document) };
+  }
+  if (view.status === 404 && view.body.startsWith('Not found:')) {
+    expect(view.body).toContain('\n  GET /events\n');
+    return { ...view, body: view.body.replace('\n  GET /events\n', '\n') };
+  }
+  return view;
+}
+
+describe.skipIf(!HAVE_DATABASE)(`Lambda carrier and sdc serve answer alike (${PRODUCTION_BACKENDS_LABEL})`, () => {
+  let backends: ProductionBackends;
+  let server: TestServer;
+  let lambda: (event: ApiEvent) => Promise<APIGatewayProxyResult>;
+  let lambdaApp: ReturnType<typeof lambdaAppFromEnvironment>;
+  const hit = new Set<string>();
+
+  beforeAll(async () => {
+    backends = await startProductionBackends();
+    server = await startTestServer(backends.settings);
+    const env = { SDC_STORE: backends.settings.store, SDC_CATALOG: backends.settings.catalog, SDC_LOG_LEVEL: 'silent' };
+    lambdaApp = lambdaAppFromEnvironment(env);
+    const handle = makeApiHandler(lambdaApp);
+    lambda = (event) => handle(event) as Promise<APIGatewayProxyResult>;
+    // One file in the archive, stored straight into the bucket and indexed as the ingest function does.
+    const store = server.ctx.store as S3ObjectStore;
+    for (const path of [STORED, OTHER]) {
+      await store.client.send(new PutObjectCommand({ Bucket: backends.s3.bucket, Key: path, Body: `bytes of ${path}` }));
+      await ingest(server.ctx, path);
+    }
+  });
+  afterAll(async () => {
+    if (lambdaApp) await (await lambdaApp()).close();
+    await server?.stop();
+    await backends?.stop();
+  });
+
+  async function viaServer(c: Case): Promise<Answer> {
+    const res = await fetch(`${server.url}${c.url}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, name) => (headers[name] = value));
+    return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  function split(url: string): { path: string; query: string } {
+    const q = url.indexOf('?');
+    return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
+  }
+
+  /** A REST API (v1) event as API Gateway sends it: decoded path and parameters, stage `prod`. */
+  function v1(c: Case): APIGatewayProxyEvent {
+    const event = fixture<APIGatewayProxyEvent>('apigw-v1-rest-event.json');
+    const { path, query } = split(c.url);
+    let decoded = path;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      // API Gateway passes a malformed escape on as it came.
+    }
+    const params = new URLSearchParams(query);
+    const names = [...new Set(params.keys())];
+    event.httpMethod = c.method;
+    event.path = decoded;
+    event.pathParameters = { proxy: decoded.slice(1) };
+    event.requestContext.httpMethod = c.method;
+    event.requestContext.path = `/prod${decoded}`;
+    event.queryStringParameters = names.length ? Object.fromEntries(names.map((n) => [n, params.getAll(n).at(-1)!])) : null;
+    event.multiValueQueryStringParameters = names.length ? Object.fromEntries(names.map((n) => [n, params.getAll(n)])) : null;
+    for (const [name, value] of Object.entries(c.headers ?? {})) {
+      event.headers[name] = value;
+      event.multiValueHeaders[name] = [value];
+    }
+    event.body = c.body ?? null;
+    return event;
+  }
+
+  /** An HTTP API (v2) event as API Gateway sends it: raw path and query, `$default` stage. */
+  function v2(c: Case): APIGatewayProxyEventV2 {
+    const event = fixture<APIGatewayProxyEventV2>('apigw-v2-http-event.json');
+    const { path, query } = split(c.url);
+    const params = new URLSearchParams(query);
+    event.rawPath = path;
+    event.rawQueryString = query;
+    event.requestContext.http.method = c.method;
+    event.requestContext.http.path = path;
+    event.queryStringParameters = query ? Object.fromEntries([...new Set(params.keys())].map((k) => [k, params.getAll(k).join(',')])) : undefined;
+    for (const [name, value] of Object.entries(c.headers ?? {})) event.headers[name.toLowerCase()] = value;
+    if (c.body !== undefined) {
+      event.body = c.body;
+      event.headers['content-length'] = String(Buffer.byteLength(c.body));
+    }
+    return event;
+  }
+
+  async function viaLambda(event: ApiEvent): Promise<Answer> {
+    const result = await lambda(event);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
+    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name.toLowerCase()] = values.join(', ');
+    return { status: result.statusCode, headers, body: Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') };
+  }
+
+  async function expectParity(cases: readonly Case[]): Promise<void> {
+    for (const c of cases) {
+      hit.add(`${c.method} ${split(c.url).path}`);
+      const http = await viaServer(c);
+      const serverView = onLambda(normalise(http, server.url));
+      for (const [carrier, event, base] of [
+        ['v1', v1(c), `https://abc123defg.execute-api.us-west-2.amazonaws.com/prod`],
+        ['v2', v2(c), `https://xyz789abcd.execute-api.us-west-2.amazonaws.com`],
+      ] as const) {
+        const view = normalise(await viaLambda(event), base);
+        const label = `${carrier} ${c.method} ${c.url}`;
+        if (c.compare === 'status') {
+          expect({ status: view.status, type: view.headers['content-type'] }, label).toEqual({
+            status: serverView.status,
+            type: serverView.headers['content-type'],
+          });
+        } else {
+          expect(view, label).toEqual(serverView);
+        }
+      }
+    }
+  }
+
+  const both = (method: string, url: string, extra: Omit<Case, 'method' | 'url'> = {}): Case[] => [
+    { method, url, ...extra },
+    { method: 'HEAD', url, ...extra },
+  ];
+
+  it('answers every operation of the API alike, good and bad input, GET and HEAD', async () => {
+    await expectParity([
+      // Upload addresses: new name, existing name (409), bad names, no path, the earlier alias.
+      ...both('GET', `/upload/${NEW}`),
+      ...both('GET', `/upload/${STORED}`),
+      ...both('GET', '/upload/imap/swe/l1a/2024/01/imap_swe_l1a_sci_2024_20240105_v00-01.cdf'),
+      ...both('GET', '/upload'),
+      ...both('GET', `/upload/science/${NEW}`),
+      ...both('GET', `/upload/${NEW.replace('v01-00', 'v01%2D00')}`),
+      // Downloads: by name and path, missing, bad, none.
+      ...both('GET', `/download/${STORED_NAME}`),
+      ...both('GET', `/download/${STORED}`),
+      ...both('GET', `/download/${STORED_NAME.replace('v00-01', 'v00-09')}`),
+      ...both('GET', '/download/imap/swe/l1a/'),
+      ...both('GET', '/download'),
+      // Queries: formats, paging (Link), bad filters, repeated names.
+      ...both('GET', '/query?instrument=swe'),
+      ...both('GET', '/query?instrument=swe&limit=1'),
+      ...both('GET', '/query?instrument=swe', { headers: { Accept: 'text/csv' } }),
+      ...both('GET', '/query?colour=red'),
+      ...both('GET', '/query?instrument=swe&instrument=mag'),
+      ...both('GET', '/query?start_date=2024-01-01'),
+      // The earlier form.
+      ...both('GET', `/v0/upload/science/${NEW}`),
+      ...both('GET', '/v0/upload/science/imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v0-01.cdf'),
+      ...both('GET', '/v0/upload/science'),
+      ...both('GET', `/v0/download/${STORED}`),
+      ...both('GET', '/v0/download/imap/swe/'),
+      ...both('GET', '/v0/download'),
+      ...both('GET', '/v0/query?instrument=swe'),
+      ...both('GET', '/v0/query?instrument=swe&limit=1'),
+      // Coverage.
+      ...both('GET', '/coverage?instrument=swe'),
+      ...both('GET', '/coverage?limit=3'),
+    ]);
+  });
+
+  it('answers the operations, the description, the portal and the unmatched alike', async () => {
+    const asset = '/assets/portal.js';
+    await expectParity([
+      ...both('GET', '/healthz'),
+      ...both('GET', '/readyz'),
+      ...both('GET', '/version'),
+      ...both('GET', '/openapi.json'),
+      ...both('GET', '/'),
+      ...both('GET', asset),
+      ...both('GET', '/docs'),
+      ...both('GET', '/docs/'),
+      ...both('GET', '/docs/json'),
+      // The same document as /docs/json, in YAML (compared whole above, as JSON).
+      ...both('GET', '/docs/yaml', { compare: 'status' }),
+      ...both('GET', '/docs/static/index.html'),
+      ...both('GET', '/docs/static/swagger-initializer.js'),
+      ...both('GET', '/docs/static/favicon-32x32.png'),
+      ...both('GET', '/metrics', { compare: 'status' }),
+      // Not found, with the list of endpoints; a path that is not valid percent-encoding.
+      ...both('GET', '/nowhere'),
+      ...both('GET', '/query/extra'),
+      ...both('GET', '/download/%E0%A4%A'),
+      // The local store's addresses exist only with the local store: neither carrier has them on S3.
+      ...both('GET', `/store/${STORED}`),
+      // POST /events/s3: disabled without SDC_EVENTS_TOKEN, on both.
+      { method: 'POST', url: '/events/s3', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer guess' }, body: '{"Records":[]}' },
+    ]);
+  });
+
+  it('answers 405 with Allow for every URL asked with a method it does not serve, and CORS preflights', async () => {
+    const urls = [
+      '/', '/assets/portal.js', '/coverage', '/docs', '/docs/', '/docs/json', '/docs/yaml', '/docs/static/index.html',
+      '/docs/static/swagger-initializer.js', '/docs/static/favicon-32x32.png', `/download/${STORED}`, '/download', '/events',
+      '/healthz', '/metrics', '/openapi.json', '/query', '/readyz', `/upload/${NEW}`, '/upload', `/upload/science/${NEW}`,
+      `/v0/download/${STORED}`, '/v0/download', '/v0/query', `/v0/upload/science/${NEW}`, '/v0/upload/science', '/version',
+    ];
+    await expectParity([
+      ...urls.map((url, i) => ({ method: ['DELETE', 'PATCH', 'POST', 'PUT'][i % 4]!, url })),
+      { method: 'GET', url: '/events/s3' },
+      { method: 'PUT', url: '/events/s3' },
+      ...[`/upload/${NEW}`, '/query?instrument=swe', `/download/${STORED}`].map((url) => ({
+        method: 'OPTIONS',
+        url,
+        headers: { Origin: 'https://portal.example.org', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+      })),
+      ...both('GET', '/query?instrument=swe', { headers: { Origin: 'https://portal.example.org' } }),
+    ]);
+  });
+
+  it('asks for keys alike once one exists: 401 without, 403 for a wrong or revoked one, the answer with a good one', async () => {
+    const keys = server.ctx.catalog.keys();
+    const { key } = await keys.create('swe-pipeline');
+    const { key: old } = await keys.create('old-pipeline');
+    await keys.revoke('old-pipeline');
+    await expectParity([
+      ...both('GET', `/upload/${NEW}`),
+      ...both('GET', `/upload/${NEW}`, { headers: { 'X-API-Key': 'not-a-key' } }),
+      ...both('GET', `/upload/${NEW}`, { headers: { 'X-API-Key': old } }),
+      ...both('GET', `/upload/${NEW}`, { headers: { 'X-API-Key': key } }),
+      ...both('GET', `/upload/${NEW}`, { headers: { Authorization: `Bearer ${key}` } }),
+      ...both('GET', `/v0/upload/science/${NEW}`),
+      ...both('GET', `/v0/upload/science/${NEW}`, { headers: { 'X-API-Key': key } }),
+      // Reads stay open (SDC_READ_NEEDS_KEY is off); a key sent to them is verified all the same.
+      ...both('GET', '/query?instrument=swe'),
+      ...both('GET', '/query?instrument=swe', { headers: { 'X-API-Key': key } }),
+      { method: 'OPTIONS', url: `/upload/${NEW}`, headers: { Origin: 'https://portal.example.org', 'Access-Control-Request-Method': 'GET' } },
+    ]);
+  });
+
+  it('says at once, on Lambda, that the live feed is not served there and what to poll instead', async () => {
+    for (const event of [v1({ method: 'GET', url: '/events?instrument=swe' }), v2({ method: 'GET', url: '/events' })]) {
+      const answer = await viaLambda(event);
+      expect(answer.status).toBe(404);
+      expect(answer.body.toString()).toBe(FEED_NOT_SERVED);
+      expect(answer.body.toString()).toMatch(/poll GET \/query\?ingestion_start_date=/);
+    }
+    expect((await viaLambda(v2({ method: 'HEAD', url: '/events' }))).status).toBe(404);
+    // The server's feed is there, and its description says so; the Lambda's description leaves it out.
+    const head = await fetch(`${server.url}/events`, { method: 'HEAD' });
+    expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    hit.add('GET /events').add('HEAD /events');
+  });
+
+  it('covers every route of the route table', () => {
+    const exempt = new Set(['OPTIONS *']);
+    const patterns = new Set(server.app.accessTable().map((e) => `${e.method} ${e.url}`));
+    const matches = (pattern: string) => {
+      const [method, url] = pattern.split(' ') as [string, string];
+      return [...hit].some((h) => {
+        const [m, path] = h.split(' ') as [string, string];
+        if (m !== method && !(['DELETE', 'PATCH', 'POST', 'PUT'].includes(method) && ['DELETE', 'PATCH', 'POST', 'PUT'].includes(m))) return false;
+        return url.endsWith('*') ? path.startsWith(url.slice(0, -1)) : path === url;
+      });
+    };
+    const missed = [...patterns].filter((p) => !exempt.has(p) && !matches(p));
+    expect(missed).toEqual([]);
+  });
+});
