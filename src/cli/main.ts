@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerSeedCommand } from './seed-command.js';
 import { registerKeysCommand } from './keys-command.js';
@@ -7,10 +8,17 @@ import { registerReconcileCommand } from './reconcile-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerClientCommands } from '../client/cli/register-client-commands.js';
 
+/** The package's version: package.json sits two folders up from src/cli and from dist/cli. */
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 /** `sdc`: one command, a subcommand per job. */
 const program = new Command('sdc')
   .description('science data centre file access: serve the API, or query, upload and download files')
-  .showHelpAfterError()
+  .version(version, '-V, --version', 'print the version of sdc')
+  // `sdc --version` is the program's; `sdc query --version v00-01` stays the filter of query.
+  .enablePositionalOptions()
+  // After a usage error, one pointer to the help rather than the whole help.
+  .showHelpAfterError("(run 'sdc --help' or 'sdc <command> --help' for usage)")
   .exitOverride();
 
 registerServeCommand(program);

@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const { version } = (await import('../../package.json', { with: { type: 'json' } })).default;
+
+// The Quick start's install step, word for word but into a scratch prefix: `npm install -g .`
+// links the clone's built `sdc` (dist, built by the globalSetup) onto <prefix>/bin.
+describe('sdc on the PATH', { timeout: 120_000 }, () => {
+  let prefix: string;
+  let elsewhere: string;
+  beforeAll(async () => {
+    prefix = await mkdtemp(join(tmpdir(), 'sdc-prefix-'));
+    elsewhere = await mkdtemp(join(tmpdir(), 'sdc-elsewhere-'));
+    await run('npm', ['install', '-g', '.', '--prefix', prefix, '--offline', '--no-audit', '--no-fund'], { cwd: ROOT });
+  });
+  afterAll(async () => {
+    await rm(prefix, { recursive: true, force: true });
+    await rm(elsewhere, { recursive: true, force: true });
+  });
+
+  it('npm install -g . puts sdc on the PATH; sdc --version and -V print the version, exit 0', async () => {
+    const env = { ...process.env, PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}` };
+    for (const flag of ['--version', '-V']) {
+      const { stdout } = await run('sdc', [flag], { cwd: elsewhere, env });
+      expect(stdout.trim()).toBe(version);
+    }
+  });
+
+  it('npx sdc works inside the clone', async () => {
+    const { stdout } = await run('npx', ['sdc', '--version'], { cwd: ROOT });
+    expect(stdout.trim()).toBe(version);
+  });
+});
+
+describe('sdc usage errors', () => {
+  it('a mistyped command prints only the suggestion and a pointer to --help, exit 2', async () => {
+    const result = await runCli(['qurey']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('(Did you mean query?)');
+    expect(result.stderr).toContain("run 'sdc --help'");
+    expect(result.stderr).not.toContain('Commands:');
+    expect(result.stderr.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('--version after a command is still that command’s filter', async () => {
+    const result = await runCli(['query', '--version', 'v00-01', '--url', 'ftp://nowhere']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('must be an http(s) address');
+    expect(result.stdout).not.toContain(version);
+  });
+});
