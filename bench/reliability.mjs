@@ -27,7 +27,8 @@ const figures = Object.fromEntries(
 );
 rmSync(figuresDir, { recursive: true, force: true });
 
-const { property: p, racing: r, crash: c, load: l, access: a } = figures;
+const { property: p, racing: r, crash: c, load: l, access: a, storeLeaks: sl, diskFullStore: dfs, diskFullCatalog: dfc, s3EventKeys: ek } = figures;
+const attribution = ['sqlite', 'postgresql'].map((db) => [db, figures[`attribution-${db}`]]);
 const row = (what, value, must = '') => `| ${what} | ${value ?? 'not measured'} | ${must} |`;
 const cpu = cpus();
 const lines = [
@@ -49,6 +50,14 @@ const lines = [
   row('key-protected routes (upload, read) × URL spellings tried without a key (GET and HEAD)', a && `${a.protectedRoutes} routes, ${a.spellingsTried} spellings`),
   row('generated URL respellings tried (escapes, dot segments, absolute form)', a?.generatedSpellings),
   row('of those, answered without the key they need', a?.opened, '0 (the test fails otherwise)'),
+  row('store PUTs ended early (FIN after headers, short body, bad chunking, trailing bytes, reset): ways × replays of one address', sl && `${sl.ways} × ${sl.replaysPerWay}`),
+  row('server files open: baseline → after each way', sl && `${sl.filesOpenAtBaseline} → ${Object.entries(sl).filter(([k]) => k.startsWith('filesOpenAfter')).map(([, v]) => v).join(', ')}`, 'baseline'),
+  ...attribution.map(([db, f]) =>
+    row(`keyed uploads while readers poll each name (${db}): uploads / readers' answers / records without the uploader`, f && `${f.uploads} / ${f.readerAnswers} / ${f.unattributed}`, '– / – / 0'),
+  ),
+  row('disk full, bytes do not fit (tmpfs): answer / temporary files left / retry with room', dfs && `${dfs.status} / ${dfs.tempFilesLeft} / ${dfs.retryStatus}`, '507 / 0 / 200'),
+  row('disk full, record does not fit (SQLite on tmpfs): answer / files without record / retry with room', dfc && `${dfc.status} / ${dfc.filesWithoutRecord} / ${dfc.retryStatus}`, '507 / 0 / 200'),
+  row('POST /events/s3 with keys that cannot be stored paths: answer / skipped of / good ones indexed', ek && `${ek.status} / ${ek.skipped} of ${ek.hostileKeys} / ${ek.indexed}`, '200 / all / all'),
   row(`racing same-name uploads: names × racers`, r && `${r.names} × ${r.racersPerName}`),
   row('most files stored for one name', r?.mostStoredForOneName, '1'),
   row('crashes injected (SIGKILL mid-PUT)', c?.crashes),

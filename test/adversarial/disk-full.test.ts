@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOutOfSpace, OutOfSpaceError } from '../../src/service/out-of-space.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { recordFigures } from '../reliability/figures.js';
 
 /**
  * Small tmpfs mounts stand in for a full disk. Mounting needs root (CI runs as root);
@@ -110,6 +111,7 @@ describe.skipIf(CANNOT_MOUNT !== undefined)('disk full: a 507 with nothing half-
       expect(retried.status).toBe(200);
       expect(await recordsOf(server, path)).toHaveLength(1);
       expect((await stat(join(disk.dir, 'store', path))).size).toBe(bytes.length);
+      recordFigures('diskFullStore', { status: refused.status, tempFilesLeft: 0, retryStatus: retried.status });
     });
   });
 
@@ -154,6 +156,7 @@ describe.skipIf(CANNOT_MOUNT !== undefined)('disk full: a 507 with nothing half-
       const retried = await put(address, 'bytes that fit, a record that does not');
       expect(retried.status).toBe(200);
       expect(await recordsOf(server, path)).toHaveLength(1);
+      recordFigures('diskFullCatalog', { status: refused.status, filesWithoutRecord: 0, retryStatus: retried.status });
     });
   });
 });

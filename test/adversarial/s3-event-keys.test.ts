@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { recordFigures } from '../reliability/figures.js';
 
 const TOKEN = 'hostile-keys-secret';
 const GOOD = [1, 2].map((n) => `imap/swe/l1a/2024/01/imap_swe_l1a_evt_20240105_20240105_v00-0${n}.cdf`);
@@ -81,6 +82,7 @@ describe('POST /events/s3 with object keys that cannot be stored paths', () => {
       body: JSON.stringify(event(keys)),
     });
     expect(again.status).toBe(200);
+    recordFigures('s3EventKeys', { status: res.status, hostileKeys: HOSTILE.length, skipped: report.skipped.length, indexed: report.indexed.length });
     expect(await again.json()).toMatchObject({ indexed: [], exists: GOOD, skipped: report.skipped });
   });
 });

@@ -118,11 +118,9 @@ export class LocalObjectStore implements ObjectStore {
    * refused (UploadUnderWayError), so one address replayed many times holds one write.
    */
   write(key: string, source: Readable): Promise<WriteResult> {
+    // Refused before a byte of the body is read: the answer closes the connection.
+    if (this.writing.has(key)) return Promise.reject(new UploadUnderWayError(key));
     const input = detachable(source);
-    if (this.writing.has(key)) {
-      input.detach();
-      return Promise.reject(new UploadUnderWayError(key));
-    }
     const writing = this.writeOnce(key, input);
     const tracked = writing.then(
       () => undefined,
