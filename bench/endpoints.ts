@@ -32,7 +32,7 @@ async function load(url: string, seconds: number): Promise<Run> {
 export async function benchEndpoints(seconds: number): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), 'sdc-bench-endpoints-'));
   // A realistic catalog to query: 100k records over all instruments, levels and ten years.
-  execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', '100000', '--home', home], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', '100000', '--home', home, '--create'], { stdio: 'inherit' });
   const rows: string[][] = [];
   const bare = await startBareNode();
   const baseline1 = await load(bare.url, seconds);

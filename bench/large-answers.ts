@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, '..');
 /** Streams a query that matches every one of N records, counting records and sampling the server's memory. */
 export async function benchLargeAnswer(count: number): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), 'sdc-bench-large-'));
-  execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', String(count), '--home', home], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', String(count), '--home', home, '--create'], { stdio: 'inherit' });
   const server = await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' });
   try {
     const rssBefore = server.rssMiB();

@@ -3,6 +3,7 @@ import { loadServerConfig, type ServerSettings } from '../config.js';
 import type { ServiceContext } from '../service/index.js';
 import { serviceContextFromConfig } from '../service-context-from-config.js';
 import { loadSigningSecret, openStore, UrlSigner } from '../store/index.js';
+import { checkOperatorTarget } from './operator-target.js';
 
 /** The backend flags shared by the operator commands (`sdc reconcile`, `sdc migrate`). */
 export const BACKEND_OPTIONS: readonly [flag: string, description: string][] = [
@@ -14,10 +15,12 @@ export const BACKEND_OPTIONS: readonly [flag: string, description: string][] = [
 
 /**
  * The service context a server would build from the same variables and flags, for a
- * one-off job. Logs go to stderr (warnings and worse), so stdout holds only the result.
+ * one-off job, after saying on stderr which catalog and store it is (a missing catalog is
+ * refused unless `--create`). Logs go to stderr (warnings and worse), so stdout holds only the result.
  */
-export async function openBackendContext(flags: ServerSettings): Promise<ServiceContext> {
+export async function openBackendContext(name: string, flags: ServerSettings & { create?: boolean }): Promise<ServiceContext> {
   const config = loadServerConfig(process.env, flags);
+  await checkOperatorTarget(name, config, { create: flags.create, withStore: true });
   const log = pino({ level: 'warn' }, pino.destination(2));
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? `http://${config.host}:${config.port}` });

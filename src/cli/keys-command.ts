@@ -1,10 +1,16 @@
 import type { Command } from 'commander';
 import { KeyNameError, openCatalog, type KeyStore } from '../catalog/index.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
+import { checkOperatorTarget, withCreateOption } from './operator-target.js';
+
+interface KeysFlags extends ServerSettings {
+  create?: boolean;
+}
 
 /** Runs `job` on the key store of the configured catalog, then closes it. */
-async function withKeys<T>(flags: ServerSettings, job: (keys: KeyStore) => Promise<T>): Promise<T> {
+async function withKeys<T>(flags: KeysFlags, job: (keys: KeyStore) => Promise<T>): Promise<T> {
   const config = loadServerConfig(process.env, flags);
+  await checkOperatorTarget('keys', config, { create: flags.create });
   const catalog = await openCatalog(config.catalog);
   try {
     return await job(catalog.keys());
@@ -20,13 +26,15 @@ async function withKeys<T>(flags: ServerSettings, job: (keys: KeyStore) => Promi
 export function registerKeysCommand(program: Command): void {
   const keys = program.command('keys').description('manage the API keys that uploads (and, optionally, reads) need');
   const where = (cmd: Command) =>
-    cmd
-      .option('--home <dir>', 'folder of the embedded catalog [SDC_HOME, ./sdc-data]')
-      .option('--catalog <url>', 'catalog, sqlite:<file> [SDC_CATALOG, sqlite:$SDC_HOME/catalog.db]');
+    withCreateOption(
+      cmd
+        .option('--home <dir>', 'folder of the embedded catalog [SDC_HOME, ./sdc-data]')
+        .option('--catalog <url>', 'catalog, sqlite:<file> or postgres://... [SDC_CATALOG, sqlite:$SDC_HOME/catalog.db]'),
+    );
 
   where(keys.command('create <name>'))
     .description('create a key named <name> (who uploads with it, e.g. swe-pipeline) and print it once')
-    .action(async (name: string, flags: ServerSettings) => {
+    .action(async (name: string, flags: KeysFlags) => {
       try {
         const { key } = await withKeys(flags, (k) => k.create(name));
         console.log(key);
@@ -40,7 +48,7 @@ export function registerKeysCommand(program: Command): void {
 
   where(keys.command('list'))
     .description('list keys: name, key id, created, revoked (never the keys themselves)')
-    .action(async (flags: ServerSettings) => {
+    .action(async (flags: KeysFlags) => {
       const list = await withKeys(flags, (k) => k.list());
       if (list.length === 0) {
         console.error('No keys: uploads are open to anyone (unless SDC_REQUIRE_KEYS=true).');
@@ -53,7 +61,7 @@ export function registerKeysCommand(program: Command): void {
 
   where(keys.command('revoke <name>'))
     .description('revoke the key named <name>: it is refused (403) from now on')
-    .action(async (name: string, flags: ServerSettings) => {
+    .action(async (name: string, flags: KeysFlags) => {
       const result = await withKeys(flags, (k) => k.revoke(name));
       if (result === 'unknown') {
         console.error(`sdc keys: no key named "${name}". "sdc keys list" shows the names.`);

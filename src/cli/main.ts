@@ -6,6 +6,7 @@ import { registerKeysCommand } from './keys-command.js';
 import { registerMigrateCommand } from './migrate-command.js';
 import { registerReconcileCommand } from './reconcile-command.js';
 import { registerServeCommand } from './serve-command.js';
+import { NoCatalogError } from './operator-target.js';
 import { registerClientCommands } from '../client/cli/register-client-commands.js';
 
 /** The package's version: package.json sits two folders up from src/cli and from dist/cli. */
@@ -32,6 +33,10 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+  if (err instanceof NoCatalogError) {
+    console.error(err.message);
+    process.exit(2);
+  }
   console.error(`sdc: ${(err as Error).message}`);
   process.exit(1);
 }

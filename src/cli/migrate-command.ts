@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openCatalog } from '../catalog/index.js';
 import { redactPassword } from '../catalog/postgres/postgres-url.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
+import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';
 
 /** `sdc migrate`: brings the catalog's schema up to date (servers also do it when they start). */
 export function registerMigrateCommand(program: Command): void {
@@ -10,8 +11,10 @@ export function registerMigrateCommand(program: Command): void {
     .description('create or update the catalog schema (sdc serve also does this at start)')
     .option('--home <dir>', 'folder of the embedded catalog [SDC_HOME, ./sdc-data]')
     .option('--catalog <url>', 'catalog, sqlite:<file> or postgres://... [SDC_CATALOG, sqlite:$SDC_HOME/catalog.db]')
-    .action(async (flags: ServerSettings) => {
+    .option(...CREATE_OPTION)
+    .action(async (flags: ServerSettings & { create?: boolean }) => {
       const config = loadServerConfig(process.env, flags);
+      await checkOperatorTarget('migrate', config, { create: flags.create });
       const catalog = await openCatalog(config.catalog);
       await catalog.close();
       console.log(`catalog schema is up to date: ${redactPassword(config.catalog)}`);

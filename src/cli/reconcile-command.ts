@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ServerSettings } from '../config.js';
 import { reconcile, type ReconcileProgress } from '../service/index.js';
 import { BACKEND_OPTIONS, openBackendContext } from './backend-context.js';
+import { CREATE_OPTION } from './operator-target.js';
 
 const FORMAT = 'reconcile | {objects} objects listed | {records} records read | {indexed} indexed | {skipped} skipped | {missing} without objects';
 
@@ -16,8 +17,9 @@ export function registerReconcileCommand(program: Command): void {
     .command('reconcile')
     .description('index objects stored without a record (e.g. PUT straight to S3) and report records whose object is missing');
   for (const [flag, description] of BACKEND_OPTIONS) command.option(flag, description);
-  command.action(async (flags: ServerSettings) => {
-    const ctx = await openBackendContext(flags);
+  command.option(...CREATE_OPTION);
+  command.action(async (flags: ServerSettings & { create?: boolean }) => {
+    const ctx = await openBackendContext('reconcile', flags);
     // A counter line, no bar: the total is not known ahead (S3 does not count a bucket).
     const bar = process.stderr.isTTY ? new SingleBar({ stream: process.stderr, format: FORMAT, fps: 5 }) : undefined;
     try {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openCatalog, syntheticRecords, type FileRecord } from '../catalog/index.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { loadMissionConfig } from '../mission/index.js';
+import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';
 
 /** Records per transaction: large enough to amortise commits, small enough to stay flat. */
 const SEED_BATCH = 10_000;
@@ -9,6 +10,7 @@ const SEED_BATCH = 10_000;
 interface SeedFlags extends ServerSettings {
   count: string;
   first?: string;
+  create?: boolean;
 }
 
 /** `sdc seed`: fills a catalog with realistic synthetic records, for trials and benchmarks. */
@@ -21,7 +23,8 @@ export function registerSeedCommand(program: Command): void {
     .option('--home <dir>', 'folder of the embedded catalog [SDC_HOME, ./sdc-data]')
     .option('--catalog <url>', 'catalog to fill [SDC_CATALOG, sqlite:$SDC_HOME/catalog.db]')
     .option('--mission-config <file>', 'mission definition JSON [SDC_MISSION_CONFIG, built-in imap]')
-    .addHelpText('after', '\nExample:\n  sdc seed --count 1000000 --home /tmp/sdc-bench')
+    .option(...CREATE_OPTION)
+    .addHelpText('after', '\nExample:\n  sdc seed --count 1000000 --home /tmp/sdc-bench --create')
     .action(async (flags: SeedFlags) => {
       const count = Number(flags.count);
       const first = Number(flags.first ?? 0);
@@ -29,6 +32,7 @@ export function registerSeedCommand(program: Command): void {
         throw new Error('--count must be a whole number >= 1 and --first >= 0');
       }
       const config = loadServerConfig(process.env, flags);
+      await checkOperatorTarget('seed', config, { create: flags.create });
       const catalog = await openCatalog(config.catalog);
       const started = process.hrtime.bigint();
       let inserted = 0;

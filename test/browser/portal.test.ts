@@ -265,6 +265,52 @@ describe.skipIf(!hasChromium)('portal in a browser, with more matches than a sea
   });
 });
 
+describe.skipIf(!hasChromium)('portal in a browser, on a service that wants API keys', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let key: string;
+  beforeAll(async () => {
+    server = await startTestServer({ requireKeys: 'true' });
+    ({ key } = await server.ctx.catalog.keys().create('portal-user'));
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('retries a refused upload: 401 without a key, 403 with a wrong one, stored once the right key is typed', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const puts: string[] = [];
+    page.on('request', (r) => r.method() === 'PUT' && puts.push(r.url()));
+    await page.goto(server.url);
+    const name = 'imap_swe_l1b_sci_20240301_20240301_v00-01.cdf';
+    await page.getByLabel('Files to upload').setInputFiles([{ name, mimeType: 'application/octet-stream', buffer: Buffer.from('retry me\n') }]);
+    const message = page.locator('#upload-list li', { hasText: name }).locator('.message');
+    const upload = page.getByRole('button', { name: 'Upload', exact: true });
+
+    await upload.click();
+    await expect.poll(() => message.textContent()).toMatch(/^Not uploaded, not allowed: .*Press Upload to try again\.$/);
+    await page.getByLabel(/API key/).fill('sdc_0000000000000000_wrongwrongwrongwrongwrongwrongwrongwrong123');
+    await upload.click();
+    await expect.poll(() => message.textContent()).toMatch(/^Not uploaded, not allowed: .*Press Upload to try again\.$/);
+    expect(puts).toEqual([]);
+
+    await page.getByLabel(/API key/).fill(key);
+    await upload.click();
+    await expect.poll(() => message.textContent()).toBe(`Uploaded as imap/swe/l1b/2024/03/${name}. Find it`);
+    expect(puts).toHaveLength(1);
+    const [record] = (await (await fetch(`${server.url}/query?file_path=${name}`)).json()) as { uploader: string }[];
+    expect(record?.uploader).toBe('portal-user');
+
+    // Stored: a further Upload sends nothing more.
+    await upload.click();
+    await page.waitForTimeout(300);
+    expect(puts).toHaveLength(1);
+    await page.close();
+  });
+});
+
 /** Page coordinates of time `t` (seconds) on row `row` of the coverage plot, from its scales. */
 async function pointOf(page: Page, t: number, row: number): Promise<{ x: number; y: number }> {
   return page.locator('#coverage-plot').evaluate(

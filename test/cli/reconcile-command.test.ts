@@ -61,7 +61,7 @@ describe('sdc reconcile', () => {
   });
 
   it('creates the catalog schema with sdc migrate', async () => {
-    expect(await sdc('migrate', '--catalog', `sqlite:${join(dir, 'catalog.db')}`)).toMatch(/^catalog schema is up to date: sqlite:/);
+    expect(await sdc('migrate', '--create', '--catalog', `sqlite:${join(dir, 'catalog.db')}`)).toMatch(/^catalog schema is up to date: sqlite:/);
     const catalog = await openCatalog(`sqlite:${join(dir, 'catalog.db')}`);
     for (const path of GONE) await catalog.insert(recordOf(path.slice(path.lastIndexOf('/') + 1)));
     await catalog.close();

@@ -103,7 +103,7 @@ describe('sdc keys create|list|revoke', () => {
   const sdc = (...args: string[]) => run(process.execPath, [SDC_BIN, 'keys', ...args, '--home', home], { env: { PATH: process.env.PATH } });
 
   it('creates a key printed once, lists names without keys, revokes by name; a running server sees it', async () => {
-    const created = await sdc('create', 'swe-pipeline');
+    const created = await sdc('create', 'swe-pipeline', '--create');
     const key = created.stdout.trim();
     expect(key).toMatch(/^sdc_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(created.stderr).toMatch(/only time it is shown/);

@@ -10,7 +10,12 @@ interface Item {
   readonly path: string | undefined;
   /** Address of a search that finds the file once stored. */
   readonly search: string | undefined;
-  done: boolean;
+  /**
+   * `invalid`: the name fails the mission's rules, never sent. `ready`: to be sent by the next
+   * Upload, including after a failure (a missing key, a lost connection...). `sending`: in flight.
+   * `stored`: done; only a stored file is never sent again.
+   */
+  state: 'invalid' | 'ready' | 'sending' | 'stored';
 }
 
 /** PUTs the bytes to a signed address, reporting progress; resolves with the answer's status and text. */
@@ -71,7 +76,7 @@ export class UploadPanel {
       if (!parsed.ok) {
         progress.hidden = true;
         message.textContent = `Will not be sent: ${parsed.message}`;
-        return { file, li, message, progress, path: undefined, search: undefined, done: true };
+        return { file, li, message, progress, path: undefined, search: undefined, state: 'invalid' };
       }
       const v = parsed.value;
       const path = storedPath(v);
@@ -85,12 +90,12 @@ export class UploadPanel {
         version: v.version,
         page: '1',
       });
-      return { file, li, message, progress, path, search: `/?${query.toString()}`, done: false };
+      return { file, li, message, progress, path, search: `/?${query.toString()}`, state: 'ready' };
     });
   }
 
   private async send(): Promise<void> {
-    const todo = this.items.filter((item) => !item.done);
+    const todo = this.items.filter((item) => item.state === 'ready');
     if (this.items.length === 0) {
       this.list.replaceChildren(Object.assign(document.createElement('li'), { className: 'message error', textContent: 'Choose one or more files first.' }));
       return;
@@ -101,13 +106,18 @@ export class UploadPanel {
   }
 
   private async sendOne(item: Item): Promise<boolean> {
-    const fail = (text: string) => {
+    // Any failure leaves the file ready for the next Upload: fix what the message says, press again.
+    const fail = (text: string, status?: number) => {
+      item.state = 'ready';
       item.message.className = 'message error';
-      item.message.textContent = text;
+      // Sending the same name again cannot help once the archive holds it.
+      item.message.textContent = status === 409 ? text : `${text} ${RETRY_HINT}`;
       item.progress.hidden = true;
+      item.progress.value = 0;
       return false;
     };
-    item.done = true;
+    item.state = 'sending';
+    item.progress.hidden = false;
     item.message.className = 'message';
     item.message.textContent = 'Asking for an upload address…';
     const headers: Record<string, string> = {};
@@ -115,20 +125,19 @@ export class UploadPanel {
     let address: string;
     try {
       const res = await fetch(`/upload/${item.path!}`, { headers });
-      if (!res.ok) return fail(`${refusal(res.status)}: ${await errorMessage(res)}`);
+      if (!res.ok) return fail(`${refusal(res.status)}: ${await errorMessage(res)}`, res.status);
       address = (await res.json()) as string;
     } catch (err) {
-      item.done = false;
-      return fail(`Not uploaded: the service could not be reached (${(err as Error).message}). Try again.`);
+      return fail(`Not uploaded: the service could not be reached (${(err as Error).message}).`);
     }
     item.message.textContent = 'Uploading…';
     try {
       const { status, text } = await put(address, item.file, (f) => (item.progress.value = f));
-      if (status < 200 || status > 299) return fail(`${refusal(status)}: ${text.trim() || `the store answered ${status}`}`);
+      if (status < 200 || status > 299) return fail(`${refusal(status)}: ${text.trim() || `the store answered ${status}`}`, status);
     } catch (err) {
-      item.done = false;
-      return fail(`Not uploaded: ${(err as Error).message}. Try again.`);
+      return fail(`Not uploaded: ${(err as Error).message}.`);
     }
+    item.state = 'stored';
     item.progress.value = 1;
     item.message.textContent = `Uploaded as ${item.path!}. `;
     const link = Object.assign(document.createElement('a'), { href: item.search!, textContent: 'Find it' });
@@ -137,6 +146,8 @@ export class UploadPanel {
     return true;
   }
 }
+
+const RETRY_HINT = 'Press Upload to try again.';
 
 function refusal(status: number): string {
   if (status === 409) return 'Not uploaded, already in the archive';
