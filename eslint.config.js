@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', 'deploy/aws/build/**', 'deploy/aws/cdk.out/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { REPO_ROOT } from './bundle.js';
+
+/** What a data centre chooses at `cdk deploy -c name=value` (or in cdk.json's "context"). */
+export interface DeploySettings {
+  /** Mission definition JSON (SDC_MISSION_CONFIG); unset = the built-in mission (imap). */
+  readonly missionConfig?: string;
+  /** Custom domain of the API, e.g. data.example.org, with the ACM certificate (same region) that covers it. */
+  readonly domainName?: string;
+  readonly certificateArn?: string;
+  /** An existing VPC (its private subnets must reach S3, by a gateway endpoint or NAT); unset = a new VPC. */
+  readonly vpcId?: string;
+  /** Where alarms are mailed; unset = the alarms' SNS topic only. */
+  readonly alarmEmail?: string;
+  /** Database instance class, e.g. t4g.micro, t4g.medium, r7g.large. */
+  readonly dbInstanceClass: string;
+  /** A standby database in a second availability zone (about doubles the database's cost). */
+  readonly multiAz: boolean;
+  /** Refuse to delete the database (turn off before tearing down). */
+  readonly deletionProtection: boolean;
+  /** Days the functions' and the API's logs are kept. */
+  readonly logRetentionDays: number;
+  /** EventBridge Scheduler expression of the reconcile run. */
+  readonly reconcileSchedule: string;
+  /** SDC_CORS_ORIGIN, SDC_REQUIRE_KEYS, SDC_READ_NEEDS_KEY, SDC_UPLOAD_TTL, SDC_DOWNLOAD_TTL as `sdc serve` reads them. */
+  readonly corsOrigin?: string;
+  readonly requireKeys: boolean;
+  readonly readNeedsKey: boolean;
+  readonly uploadTtl?: number;
+  readonly downloadTtl?: number;
+  /** Requests per second the API takes (API Gateway throttling, all clients together), and its burst. */
+  readonly throttleRate: number;
+  readonly throttleBurst: number;
+}
+
+export const DEFAULT_SETTINGS: DeploySettings = {
+  dbInstanceClass: 't4g.micro',
+  multiAz: false,
+  deletionProtection: true,
+  logRetentionDays: 90,
+  reconcileSchedule: 'rate(1 hour)',
+  requireKeys: false,
+  readNeedsKey: false,
+  throttleRate: 100,
+  throttleBurst: 200,
+};
+
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+/** The settings from CDK context values (strings on the command line, any JSON type in cdk.json). */
+export function settingsFromContext(get: (key: string) => unknown): DeploySettings {
+  const text = (key: string): string | undefined => {
+    const value = get(key);
+    return value === undefined || value === '' ? undefined : String(value);
+  };
+  const flag = (key: keyof DeploySettings, fallback: boolean): boolean => {
+    const value = text(key);
+    if (value === undefined) return fallback;
+    if (value === 'true' || value === 'false') return value === 'true';
+    throw new SettingsError(`context ${key} must be true or false, got ${JSON.stringify(value)}`);
+  };
+  const whole = (key: keyof DeploySettings, fallback?: number): number | undefined => {
+    const value = text(key);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value)) throw new SettingsError(`context ${key} must be a whole number, got ${JSON.stringify(value)}`);
+    return Number(value);
+  };
+  const domainName = text('domainName');
+  const certificateArn = text('certificateArn');
+  if ((domainName === undefined) !== (certificateArn === undefined)) {
+    throw new SettingsError('context domainName and certificateArn go together: the certificate (ACM, same region) must cover the domain');
+  }
+  let missionConfig = text('missionConfig');
+  if (missionConfig !== undefined) {
+    missionConfig = isAbsolute(missionConfig) ? missionConfig : resolve(REPO_ROOT, missionConfig);
+    if (!existsSync(missionConfig)) throw new SettingsError(`context missionConfig: no file ${missionConfig}`);
+  }
+  const d = DEFAULT_SETTINGS;
+  return {
+    missionConfig,
+    domainName,
+    certificateArn,
+    vpcId: text('vpcId'),
+    alarmEmail: text('alarmEmail'),
+    dbInstanceClass: text('dbInstanceClass') ?? d.dbInstanceClass,
+    multiAz: flag('multiAz', d.multiAz),
+    deletionProtection: flag('deletionProtection', d.deletionProtection),
+    logRetentionDays: whole('logRetentionDays', d.logRetentionDays)!,
+    reconcileSchedule: text('reconcileSchedule') ?? d.reconcileSchedule,
+    corsOrigin: text('corsOrigin'),
+    requireKeys: flag('requireKeys', d.requireKeys),
+    readNeedsKey: flag('readNeedsKey', d.readNeedsKey),
+    uploadTtl: whole('uploadTtl'),
+    downloadTtl: whole('downloadTtl'),
+    throttleRate: whole('throttleRate', d.throttleRate)!,
+    throttleBurst: whole('throttleBurst', d.throttleBurst)!,
+  };
+}

@@ -1,0 +1,257 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleLambdas, LAMBDA_HANDLERS, REPO_ROOT } from '../../deploy/aws/lib/bundle.js';
+import { MEMORY, SdcStack } from '../../deploy/aws/lib/sdc-stack.js';
+import { DEFAULT_SETTINGS, settingsFromContext, type DeploySettings } from '../../deploy/aws/lib/settings.js';
+import { loadServerConfig, SERVER_SETTINGS } from '../../src/config.js';
+import { IMAP_MISSION, loadMissionConfig } from '../../src/mission/index.js';
+import { parseS3Url } from '../../src/store/index.js';
+
+const run = promisify(execFile);
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+
+/** A stack synthesized with the AWS Solutions checks: any finding not acknowledged in the stack throws here. */
+function synth(settings: DeploySettings, bundleDir: string): Template {
+  const app = new App();
+  const stack = new SdcStack(app, 'Sdc', { settings, bundleDir });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  app.synth();
+  return Template.fromStack(stack);
+}
+
+/** A CloudFormation value with its references replaced by a placeholder, as a deployed function would see a plausible string. */
+function flatten(value: unknown): string {
+  const joined = (v: unknown): string => {
+    if (typeof v === 'string') return v;
+    const join = (v as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+    return join ? join[1].map(joined).join(join[0]) : 'resolved';
+  };
+  // A dynamic reference ({{resolve:secretsmanager:...}}) is resolved by CloudFormation at deploy time.
+  return joined(value).replace(/\{\{resolve:[^}]*\}\}/g, 'resolved');
+}
+
+function byType(template: Template, type: string): Resources {
+  return template.findResources(type) as Resources;
+}
+
+function logicalIdOf(template: Template, type: string, match: (props: Record<string, unknown>) => boolean): string {
+  const found = Object.entries(byType(template, type)).filter(([, r]) => match(r.Properties ?? {}));
+  expect(found, type).toHaveLength(1);
+  return found[0]![0];
+}
+
+describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS account', () => {
+  let bundleDir: string;
+  let template: Template;
+  let resources: Resources;
+  const functionId = (name: keyof typeof LAMBDA_HANDLERS) =>
+    logicalIdOf(template, 'AWS::Lambda::Function', (p) => p.Handler === LAMBDA_HANDLERS[name]);
+
+  beforeAll(() => {
+    bundleDir = bundleLambdas(mkdtempSync(join(tmpdir(), 'sdc-bundle-test-')));
+    template = synth(DEFAULT_SETTINGS, bundleDir);
+    resources = template.toJSON().Resources as Resources;
+  }, 120_000);
+  afterAll(() => {
+    if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
+  });
+
+  it('bundles the handlers with what they read beside them', () => {
+    for (const handler of Object.values(LAMBDA_HANDLERS)) expect(existsSync(join(bundleDir, handler.replace(/\.handler$/, '.mjs')))).toBe(true);
+    expect(JSON.parse(readFileSync(join(bundleDir, 'package.json'), 'utf8'))).toMatchObject({ name: 'sdc-data-access', type: 'module' });
+    expect(existsSync(join(bundleDir, 'web', 'dist', 'index.html'))).toBe(true);
+    expect(existsSync(join(bundleDir, 'dist', 'static', 'index.html'))).toBe(true);
+  });
+
+  it('keeps the archive private, encrypted, versioned, and clears abandoned uploads', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 1);
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      VersioningConfiguration: { Status: 'Enabled' },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 }, Status: 'Enabled' })]) },
+    });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+    // The only bucket policy statements: refuse plain HTTP. Nothing allows anyone in.
+    for (const policy of Object.values(byType(template, 'AWS::S3::BucketPolicy'))) {
+      const statements = (policy.Properties!.PolicyDocument as { Statement: { Effect: string; Principal?: unknown }[] }).Statement;
+      for (const statement of statements) expect(statement.Effect).toBe('Deny');
+    }
+  });
+
+  it('wires the bucket\'s ObjectCreated notification to the ingest function, with a dead-letter queue', () => {
+    const ingest = functionId('ingest');
+    template.hasResourceProperties('Custom::S3BucketNotifications', {
+      NotificationConfiguration: {
+        LambdaFunctionConfigurations: [{ Events: ['s3:ObjectCreated:*'], LambdaFunctionArn: { 'Fn::GetAtt': [ingest, 'Arn'] } }],
+      },
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', { FunctionName: { 'Fn::GetAtt': [ingest, 'Arn'] }, Principal: 's3.amazonaws.com', Action: 'lambda:InvokeFunction' });
+    const queue = logicalIdOf(template, 'AWS::SQS::Queue', () => true);
+    expect(resources[ingest]!.Properties!.DeadLetterConfig).toEqual({ TargetArn: { 'Fn::GetAtt': [queue, 'Arn'] } });
+  });
+
+  it('runs every function on Node 22, arm64, in the VPC, with its memory and its own log group with retention', () => {
+    for (const name of Object.keys(LAMBDA_HANDLERS) as (keyof typeof LAMBDA_HANDLERS)[]) {
+      const props = resources[functionId(name)]!.Properties!;
+      expect(props, name).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: MEMORY[name], VpcConfig: expect.any(Object) });
+      const logGroup = (props.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(resources[logGroup]!.Properties!.RetentionInDays, name).toBe(DEFAULT_SETTINGS.logRetentionDays);
+    }
+    expect(resources[functionId('api')]!.Properties!.Timeout).toBeLessThan(30);
+    for (const group of Object.values(byType(template, 'AWS::Logs::LogGroup'))) expect(group.Properties!.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it('gives each function the variables its handler reads, under the names the config module reads', () => {
+    for (const name of Object.keys(LAMBDA_HANDLERS) as (keyof typeof LAMBDA_HANDLERS)[]) {
+      const variables = (resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const known = new Set<string>([...Object.values(SERVER_SETTINGS), 'NODE_EXTRA_CA_CERTS']);
+      for (const variable of Object.keys(variables)) expect(known.has(variable), `${name}: ${variable} is read by nothing`).toBe(true);
+      const env = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, flatten(v)]));
+      // What the handlers do with them (src/lambda/lambda-context.ts): the S3 store and a PostgreSQL catalog.
+      const config = loadServerConfig(env);
+      expect(config.store.startsWith('s3://'), name).toBe(true);
+      expect(parseS3Url(config.store).bucket).toBe('resolved');
+      expect(config.catalog, name).toMatch(/^postgres:\/\/sdc:resolved@resolved:5432\/sdc\?schema=sdc&sslmode=verify-full$/);
+    }
+    const api = (resources[functionId('api')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(api).toMatchObject({ [SERVER_SETTINGS.requireKeys]: 'false', [SERVER_SETTINGS.readNeedsKey]: 'false' });
+    // The password comes from Secrets Manager at deploy time: never in the template.
+    expect(JSON.stringify(api[SERVER_SETTINGS.catalog])).toMatch(/\{\{resolve:secretsmanager:.*:SecretString:password::\}\}/);
+  });
+
+  it('grants each function exactly the S3 actions docs/deploy.md lists, and no wildcard action anywhere', () => {
+    const policies = byType(template, 'AWS::IAM::Policy');
+    const statementsOf = (roleFunction: string) => {
+      const role = (resources[roleFunction]!.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      return Object.values(policies)
+        .filter((p) => (p.Properties!.Roles as { Ref: string }[]).some((r) => r.Ref === role))
+        .flatMap((p) => (p.Properties!.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);
+    };
+    const s3Actions = (name: keyof typeof LAMBDA_HANDLERS) =>
+      statementsOf(functionId(name))
+        .flatMap((s) => [s.Action].flat())
+        .filter((a) => a.startsWith('s3:'))
+        .sort();
+    expect(s3Actions('api')).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(s3Actions('ingest')).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(s3Actions('reconcile')).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(s3Actions('keys')).toEqual([]);
+    for (const [id, policy] of Object.entries(policies)) {
+      for (const statement of (policy.Properties!.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement) {
+        for (const action of [statement.Action].flat()) {
+          expect(action, id).not.toBe('*');
+          expect(action, id).not.toMatch(/^(s3|rds|rds-db|secretsmanager|sqs|dynamodb):\*$/);
+          expect(action, id).not.toMatch(/^s3:Delete/);
+        }
+      }
+    }
+  });
+
+  it('keeps PostgreSQL private behind RDS Proxy (TLS), its password in Secrets Manager', () => {
+    template.hasResourceProperties('AWS::RDS::DBInstance', { Engine: 'postgres', StorageEncrypted: true, PubliclyAccessible: false, DeletionProtection: true });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ GenerateStringKey: 'password', ExcludePunctuation: true }) });
+    template.hasResourceProperties('AWS::RDS::DBProxy', { EngineFamily: 'POSTGRESQL', RequireTLS: true });
+    const proxySg = logicalIdOf(template, 'AWS::EC2::SecurityGroup', (p) => String(p.GroupDescription).startsWith('RDS Proxy'));
+    const functionSg = logicalIdOf(template, 'AWS::EC2::SecurityGroup', (p) => p.GroupDescription === 'sdc-data-access functions');
+    const dbSg = logicalIdOf(template, 'AWS::EC2::SecurityGroup', (p) => String(p.GroupDescription).startsWith('PostgreSQL'));
+    template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: { 'Fn::GetAtt': [dbSg, 'GroupId'] }, SourceSecurityGroupId: { 'Fn::GetAtt': [proxySg, 'GroupId'] }, FromPort: 5432 });
+    template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: { 'Fn::GetAtt': [proxySg, 'GroupId'] }, SourceSecurityGroupId: { 'Fn::GetAtt': [functionSg, 'GroupId'] }, FromPort: 5432 });
+    // No NAT: S3 through the gateway endpoint.
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Gateway', ServiceName: Match.objectLike({}) });
+  });
+
+  it('serves the API through an HTTP API (payload 2.0, $default stage, throttled, access logs) and reconciles on a schedule', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: { 'Fn::GetAtt': [functionId('api'), 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_SETTINGS.throttleRate, ThrottlingBurstLimit: DEFAULT_SETTINGS.throttleBurst },
+    });
+    template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId('reconcile'), 'Arn'] } }),
+    });
+    template.hasOutput('ApiUrl', {});
+    template.hasOutput('KeysFunctionName', {});
+  });
+
+  it('alarms on the API\'s 5xx and on anything in the ingest dead-letter queue', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Threshold: 1, AlarmActions: Match.anyValue() });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, AlarmActions: Match.anyValue() });
+  });
+
+  it('takes a custom domain, the mission file and an alarm address from context', () => {
+    const missionFile = join(bundleDir, '..', `mission-${process.pid}.json`);
+    writeFileSync(missionFile, JSON.stringify(IMAP_MISSION));
+    expect(loadMissionConfig(missionFile)).toEqual(IMAP_MISSION);
+    const settings = settingsFromContext(
+      (key) =>
+        ({
+          domainName: 'data.example.org',
+          certificateArn: 'arn:aws:acm:us-west-2:123456789012:certificate/abc',
+          missionConfig: missionFile,
+          alarmEmail: 'ops@example.org',
+          multiAz: 'true',
+          requireKeys: 'true',
+        })[key],
+    );
+    const custom = synth(settings, bundleDir);
+    custom.hasResourceProperties('AWS::ApiGatewayV2::DomainName', { DomainName: 'data.example.org' });
+    custom.hasResourceProperties('AWS::ApiGatewayV2::ApiMapping', { Stage: Match.anyValue() });
+    custom.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.org' });
+    custom.hasResourceProperties('AWS::RDS::DBInstance', { MultiAZ: true });
+    custom.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: LAMBDA_HANDLERS.api,
+      Environment: { Variables: Match.objectLike({ [SERVER_SETTINGS.missionConfig]: '/var/task/mission.json', [SERVER_SETTINGS.requireKeys]: 'true' }) },
+    });
+    custom.hasOutput('ApiUrl', { Value: 'https://data.example.org' });
+    rmSync(missionFile);
+  }, 60_000);
+
+  it('fails the synth on a finding of the AWS Solutions checks that the stack does not acknowledge', () => {
+    const app = new App();
+    const stack = new SdcStack(app, 'Sdc', { settings: DEFAULT_SETTINGS, bundleDir });
+    new Bucket(stack, 'Careless');
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow(/AwsSolutions-S10/);
+  }, 60_000);
+
+  it('refuses settings that cannot deploy', () => {
+    expect(() => settingsFromContext((key) => ({ domainName: 'data.example.org' })[key])).toThrow(/domainName and certificateArn go together/);
+    expect(() => settingsFromContext((key) => ({ multiAz: 'yes' })[key])).toThrow(/multiAz must be true or false/);
+    expect(() => settingsFromContext((key) => ({ missionConfig: 'no/such.json' })[key])).toThrow(/no file/);
+  });
+
+  it('synthesizes from the app entry point as `cdk synth` runs it, AWS Solutions checks included', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sdc-cdk-out-'));
+    try {
+      await run(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'deploy', 'aws', 'bin', 'app.ts')], {
+        cwd: join(REPO_ROOT, 'deploy', 'aws'),
+        env: { ...process.env, CDK_OUTDIR: out, CDK_CONTEXT_JSON: JSON.stringify({ stackName: 'SdcSynthTest' }) },
+      });
+      const template = JSON.parse(readFileSync(join(out, 'SdcSynthTest.template.json'), 'utf8')) as { Resources: Resources };
+      expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').length).toBeGreaterThanOrEqual(4);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
