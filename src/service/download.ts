@@ -2,6 +2,7 @@ import { resolveRequestPath } from '../mission/index.js';
 import { text, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { messages } from './messages.js';
+import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
@@ -22,7 +23,8 @@ export async function download(ctx: ServiceContext, requestPath: string): Promis
   }
   const path = resolved.path;
   if (!(await ctx.catalog.get(path))) {
-    if (!(await ctx.store.head(path))) return text(404, messages.notFound(requestPath, ctx.mission));
+    // Stored without a record, or waiting under a staging key (S3): index it on the spot.
+    if (!(await ctx.store.head(path)) && !(await ingestStagedFor(ctx, path))) return text(404, messages.notFound(requestPath, ctx.mission));
     await ingest(ctx, path);
   }
   const url = await ctx.store.presignGet(path, ctx.downloadTtl);

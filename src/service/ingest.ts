@@ -20,7 +20,10 @@ export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDi
     return 'skipped';
   }
   if (await ctx.catalog.get(key)) return 'exists';
-  const { size, sha256 } = digest ?? (await ctx.store.digest(key));
+  const digested = digest ?? (await ctx.store.digest(key));
+  const { size, sha256 } = digested;
+  // S3 keeps the uploader with the object (x-amz-meta-uploader), whoever indexes it.
+  uploader ??= digested.uploader;
   const record = recordFor(resolved.name, { ingestion_date: new Date().toISOString(), size, sha256, uploader });
   const result = await ctx.catalog.insert(record);
   if (result === 'inserted') ctx.log.info({ file_path: key, size, sha256, uploader }, 'indexed');

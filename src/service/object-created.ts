@@ -2,6 +2,7 @@ import { eventBridgeObjects, isEventBridgeS3Event } from './eventbridge-object-c
 import { ingest } from './ingest.js';
 import { isS3Notification, s3NotificationObjects, type CreatedObject } from './s3-notification.js';
 import type { ServiceContext } from './service-context.js';
+import { ingestStaged } from './staged-uploads.js';
 
 /** What became of each object an event announced. */
 export interface ObjectCreatedReport {
@@ -12,6 +13,8 @@ export interface ObjectCreatedReport {
   readonly skipped: string[];
   /** Not in this service's store (another bucket, or deleted since): `sdc reconcile` will agree. */
   readonly absent: string[];
+  /** Uploads (S3 staging keys) of a name that already held another file, which stays: the upload was removed. */
+  readonly refused: string[];
   /** Records of other kinds (removals, test events). */
   readonly ignored: number;
 }
@@ -38,8 +41,14 @@ export function parseObjectCreatedEvent(event: unknown): ParsedEvent {
  * object is looked up in the store first, so only bytes this service holds are indexed.
  */
 export async function ingestCreatedObjects(ctx: ServiceContext, created: readonly CreatedObject[], ignored = 0): Promise<ObjectCreatedReport> {
-  const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], ignored };
+  const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], refused: [], ignored };
   for (const { key } of created) {
+    // An upload under a staging key: promoted to its name unless that holds a file already.
+    const staged = ctx.store.staging?.stagedUpload(key);
+    if (staged) {
+      report[await ingestStaged(ctx, staged)].push(staged.key);
+      continue;
+    }
     if (!(await ctx.store.head(key))) {
       ctx.log.warn({ key }, 'object-created event: object not in the store; not indexed');
       report.absent.push(key);

@@ -87,3 +87,10 @@ describe.skipIf(!HAVE_RGW)(HAVE_RGW ? 'S3 on radosgw' : NO_RGW, () => {
     },
   );
 });
+it('puts no conditional header in upload addresses on Amazon S3 either (the mission client sends none)', async () => {
+  const store = new S3ObjectStore(parseS3Url('s3://some-bucket?region=eu-west-1'));
+  const address = await store.presignPut(key('aws'), 3600);
+  expect(signedHeaders(address)).toEqual(['host']);
+  expect(address).toMatch(/^https:\/\/some-bucket\.s3\.eu-west-1\.amazonaws\.com\//);
+  store.close();
+});

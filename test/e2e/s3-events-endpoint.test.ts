@@ -34,7 +34,7 @@ describe('POST /events/s3', () => {
     const event = fixture('s3-notification-put.json');
     const none = await post(event);
     expect(none.status).toBe(401);
-    expect(await none.text()).toBe('Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN>.');
+    expect(await none.text()).toBe('Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN> (or, for stores that cannot send headers, ?token=<SDC_EVENTS_TOKEN>).');
     const wrong = await post(event, 'Bearer not-the-token');
     expect(wrong.status).toBe(403);
     expect(await wrong.text()).toContain('does not match');
@@ -56,7 +56,7 @@ describe('POST /events/s3', () => {
 
     const first = await post(fixture('s3-notification-put.json'), `Bearer ${TOKEN}`);
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], ignored: 0 });
+    expect(await first.json()).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], refused: [], ignored: 0 });
     const again = await post(fixture('eventbridge-object-created.json'), `bearer ${TOKEN}`);
     expect(await again.json()).toMatchObject({ indexed: [], exists: [PATH] });
 

@@ -17,7 +17,9 @@ export interface S3TestServer {
 /**
  * An S3-compatible server (s3rver) on a loopback port chosen by the OS, with one
  * empty bucket, in a temporary folder. It answers presigned PUT/GET/HEAD/List like
- * S3 but checks no SigV4 signature and ignores If-None-Match on PUT.
+ * S3 but checks no SigV4 signature and ignores If-None-Match on PUT. The S3 guarantees
+ * are tested on a real S3 server (test/helpers/rgw.ts); this remains for tests that need
+ * only an S3 API and run where radosgw is not installed.
  */
 export async function startS3TestServer(bucket = 'sdc-test'): Promise<S3TestServer> {
   // The SDK's default provider chain reads these; s3rver's account is S3RVER/S3RVER.
@@ -42,35 +44,6 @@ export async function startS3TestServer(bucket = 'sdc-test'): Promise<S3TestServ
     async stop() {
       await server.close();
       await rm(directory, { recursive: true, force: true });
-    },
-  };
-}
-
-/**
- * Makes the S3 test server deliver its object-created notifications to a service's
- * POST /events/s3, as a MinIO webhook does. s3rver announces a PUT before it answers
- * it, so once a client has its PUT response the delivery has started; `settle`
- * waits for every delivery started so far.
- */
-export function deliverEvents(s3: S3TestServer, serviceUrl: string, token: string): { settle(): Promise<void>; statuses: number[] } {
-  const pending = new Set<Promise<void>>();
-  const statuses: number[] = [];
-  s3.server.on('event', (event: unknown) => {
-    const delivery = fetch(`${serviceUrl}/events/s3`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-      body: JSON.stringify(event),
-    }).then(async (res) => {
-      statuses.push(res.status);
-      await res.arrayBuffer();
-    });
-    pending.add(delivery);
-    void delivery.finally(() => pending.delete(delivery));
-  });
-  return {
-    statuses,
-    async settle() {
-      await Promise.all([...pending]);
     },
   };
 }

@@ -31,6 +31,8 @@ describe('AWS Lambda handlers', () => {
   let store: S3ObjectStore;
   let api: (event: ApiEvent) => Promise<APIGatewayProxyResult>;
   let ingest: ReturnType<typeof makeIngestHandler>;
+  /** The key the upload address named: S3 uploads wait under a staging key until the ingest promotes them. */
+  let stagingKey: string;
 
   beforeAll(async () => {
     s3 = await startS3TestServer();
@@ -53,14 +55,15 @@ describe('AWS Lambda handlers', () => {
     const result = await api(v2Event(`/upload/${PATH}`));
     expect(result).toMatchObject({ statusCode: 200, isBase64Encoded: false, headers: { 'content-type': 'application/json; charset=utf-8' } });
     const address = JSON.parse(result.body) as string;
-    expect(address).toContain(`${s3.endpoint}/${s3.bucket}/${PATH}?`);
+    expect(address).toContain(`${s3.endpoint}/${s3.bucket}/.staging/${PATH}/`);
+    stagingKey = decodeURIComponent(new URL(address).pathname.slice(`/${s3.bucket}/`.length));
     expect((await putBytes(address, BYTES)).status).toBe(200);
   });
 
   it('indexes the stored object from the S3 notification, once, with its URL-encoded key decoded', async () => {
     expect(JSON.parse((await api(v1Event('/query', { instrument: ['swe'] }))).body)).toEqual([]);
-    // S3 encodes keys as form data; MinIO also encodes the slashes.
-    expect(await ingest(s3Notification(PATH.replaceAll('/', '%2F')))).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], ignored: 0 });
+    // S3 announces the staging key, encoded as form data; MinIO also encodes the slashes.
+    expect(await ingest(s3Notification(stagingKey.replaceAll('/', '%2F')))).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], refused: [], ignored: 0 });
     expect(await ingest(eventBridgeEvent(PATH))).toMatchObject({ indexed: [], exists: [PATH] });
   });
 
