@@ -33,6 +33,7 @@ export class S3ObjectStore implements ObjectStore {
       // client) and some S3-compatible servers reject them outright.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      logger: quietStreamingWarning,
     });
     this.staging = new S3Staging(this.client, location.bucket);
   }
@@ -99,3 +100,17 @@ export class S3ObjectStore implements ObjectStore {
     this.client.destroy();
   }
 }
+
+/**
+ * The SDK warns on the console whenever a request with a stream body fails. A promotion's
+ * streamed PUT that S3 refuses with 412 (the name is taken: the expected end of a lost race)
+ * is no warning; anything else still is.
+ */
+const quietStreamingWarning = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (...args: unknown[]) => {
+    if (args[0] !== 'An error was encountered in a non-retryable streaming request.') console.warn(...args);
+  },
+  error: (...args: unknown[]) => console.error(...args),
+};
