@@ -102,9 +102,11 @@ export class S3ObjectStore implements ObjectStore {
 }
 
 /**
- * The SDK warns on the console whenever a request with a stream body fails. A promotion's
- * streamed PUT that S3 refuses with 412 (the name is taken: the expected end of a lost race)
- * is no warning; anything else still is.
+ * Without a logger the SDK warns on the console whenever a request with a stream body fails;
+ * a promotion's streamed PUT refused with 412 (the name is taken: the expected end of a lost
+ * race) is no warning. With one, it also logs every failed command as an error, which is
+ * thrown to the caller anyway (a HEAD's 404 is an answer, not an error): so only other
+ * warnings reach the console.
  */
 const quietStreamingWarning = {
   debug: () => undefined,
@@ -112,5 +114,5 @@ const quietStreamingWarning = {
   warn: (...args: unknown[]) => {
     if (args[0] !== 'An error was encountered in a non-retryable streaming request.') console.warn(...args);
   },
-  error: (...args: unknown[]) => console.error(...args),
+  error: () => undefined,
 };
