@@ -14,7 +14,7 @@ import { makeIngestHandler } from '../../src/lambda/s3-ingest-handler.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import type { ServiceContext } from '../../src/service/index.js';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
-import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
+import { HAVE_S3, S3_SKIPPED, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
 import { putBytes } from '../contract/store-contract.js';
 import { eventBridgeEvent, s3Notification, v1Event, v2Event } from './lambda-events.js';
 
@@ -22,9 +22,9 @@ const NAME = 'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
 const PATH = `imap/swe/l1a/2024/01/${NAME}`;
 const BYTES = Buffer.from('science bytes\n'.repeat(500));
 
-// The handlers on real adapters: S3 over HTTP (s3rver) and an SQLite catalog. AWS itself is
+// The handlers on real adapters: S3 over HTTP (Ceph RGW) and an SQLite catalog. AWS itself is
 // replaced only by the events, shaped as API Gateway, S3 and EventBridge send them.
-describe('AWS Lambda handlers', () => {
+describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers: ${S3_SKIPPED}`, () => {
   let s3: S3TestServer;
   let dir: string;
   let ctx: ServiceContext;
