@@ -1,5 +1,5 @@
-/** Query parameters whose value opens something: a signed address's signature or credentials. */
-const SECRET_PARAMETERS = new Set(['signature', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token']);
+/** Query parameters whose value opens something: a signed address's signature or credentials, the events token. */
+const SECRET_PARAMETERS = new Set(['signature', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'token']);
 
 /** The name of a query parameter as a server decodes it (`sig%6Eature` is `signature`). */
 function decodedName(name: string): string {

@@ -36,6 +36,7 @@ export function registerReconcileCommand(program: Command): void {
       bar?.stop();
       console.log(`indexed ${report.indexed} object(s) that had no record`);
       console.log(`skipped ${report.skipped} object(s) whose key breaks the naming rules`);
+      if (report.refused > 0) console.log(`refused ${report.refused} staged upload(s) whose name already held another file (the stored file stays)`);
       console.log(`${missing} record(s) without an object`);
     } finally {
       bar?.stop();

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ingestCreatedObjects, parseObjectCreatedEvent, type ServiceContext } from '../service/index.js';
 import { text } from './api-schemas.js';
 
-const MISSING = 'Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN>.';
+const MISSING = 'Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN> (or, for stores that cannot send headers, ?token=<SDC_EVENTS_TOKEN>).';
 const WRONG = "The Bearer token does not match this server's SDC_EVENTS_TOKEN.";
 const DISABLED = 'POST /events/s3 is disabled on this server: start it with SDC_EVENTS_TOKEN set to a shared secret.';
 
@@ -21,6 +21,12 @@ const schema = {
     type: 'object',
     properties: { authorization: { type: 'string', description: 'Bearer <SDC_EVENTS_TOKEN>', examples: ['Bearer 5d1c...'] } },
   },
+  querystring: {
+    type: 'object',
+    properties: {
+      token: { type: 'string', description: 'SDC_EVENTS_TOKEN, for stores whose notifications cannot carry a header (Ceph RGW push-endpoint over http). Masked in logs.' },
+    },
+  },
   body: { type: 'object', description: 'An S3 event notification or EventBridge event.' },
   response: {
     200: {
@@ -29,8 +35,8 @@ const schema = {
         'application/json': {
           schema: {
             type: 'object',
-            properties: { indexed: keyList, exists: keyList, skipped: keyList, absent: keyList, ignored: { type: 'integer' } },
-            required: ['indexed', 'exists', 'skipped', 'absent', 'ignored'],
+            properties: { indexed: keyList, exists: keyList, skipped: keyList, absent: keyList, refused: keyList, ignored: { type: 'integer' } },
+            required: ['indexed', 'exists', 'skipped', 'absent', 'refused', 'ignored'],
           },
         },
       },
@@ -58,9 +64,12 @@ export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefin
     const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
       reply.type('text/plain; charset=utf-8');
       if (!eventsToken) return reply.code(403).send(DISABLED);
+      // Ceph RGW's push-endpoint sends no headers of ours (and no password over http): it may carry the token in its URL.
+      const inQuery = (request.query as { token?: unknown } | undefined)?.token;
       const match = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
-      if (!match) return reply.code(401).send(MISSING);
-      if (!sameToken(match[1]!, eventsToken)) return reply.code(403).send(WRONG);
+      const given = match ? match[1]! : typeof inQuery === 'string' && inQuery !== '' ? inQuery : undefined;
+      if (given === undefined) return reply.code(401).send(MISSING);
+      if (!sameToken(given, eventsToken)) return reply.code(403).send(WRONG);
       return undefined;
     };
     app.post('/events/s3', { schema, attachValidation: true, config: { access: 'operator' }, onRequest: authorize }, async (request, reply) => {

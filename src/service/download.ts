@@ -3,6 +3,7 @@ import { text, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { messages } from './messages.js';
 import { isOutOfSpace } from './out-of-space.js';
+import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
@@ -23,8 +24,9 @@ export async function download(ctx: ServiceContext, requestPath: string): Promis
   }
   const path = resolved.path;
   if (!(await ctx.catalog.get(path))) {
-    if (!(await ctx.store.head(path))) return text(404, messages.notFound(requestPath, ctx.mission));
-    // Stored but not indexed: index it now. On a full disk the record waits, the bytes are served anyway.
+    // Stored without a record, or waiting under a staging key (S3): index it on the spot.
+    if (!(await ctx.store.head(path)) && !(await ingestStagedFor(ctx, path))) return text(404, messages.notFound(requestPath, ctx.mission));
+    // On a full disk the record waits; the bytes are served anyway.
     await ingest(ctx, path).catch((err: unknown) => {
       if (!isOutOfSpace(err)) throw err;
       ctx.log.warn({ file_path: path }, 'out of space: not indexed now');

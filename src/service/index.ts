@@ -15,3 +15,4 @@ export * from './coverage.js';
 export * from './s3-notification.js';
 export * from './eventbridge-object-created.js';
 export * from './object-created.js';
+export * from './staged-uploads.js';

@@ -22,7 +22,10 @@ export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDi
   const existing = await ctx.catalog.get(key);
   // A reader may have indexed the file first, without an uploader: the insert fills it in.
   if (existing && (uploader === undefined || existing.uploader !== undefined)) return 'exists';
-  const { size, sha256 } = digest ?? (await ctx.store.digest(key));
+  const digested = digest ?? (await ctx.store.digest(key));
+  const { size, sha256 } = digested;
+  // S3 keeps the uploader with the object (x-amz-meta-uploader), whoever indexes it.
+  uploader ??= digested.uploader;
   const record = recordFor(resolved.name, { ingestion_date: new Date().toISOString(), size, sha256, uploader });
   const result = await ctx.catalog.insert(record);
   if (result === 'inserted') ctx.log.info({ file_path: key, size, sha256, uploader }, 'indexed');

@@ -3,6 +3,7 @@ import { resolveRequestPath } from '../mission/index.js';
 import { ingest } from './ingest.js';
 import { isS3Notification, s3NotificationObjects, type CreatedObject } from './s3-notification.js';
 import type { ServiceContext } from './service-context.js';
+import { ingestStaged } from './staged-uploads.js';
 
 /** What became of each object an event announced. */
 export interface ObjectCreatedReport {
@@ -13,6 +14,8 @@ export interface ObjectCreatedReport {
   readonly skipped: string[];
   /** Not in this service's store (another bucket, or deleted since): `sdc reconcile` will agree. */
   readonly absent: string[];
+  /** Uploads (S3 staging keys) of a name that already held another file, which stays: the upload was removed. */
+  readonly refused: string[];
   /** Records of other kinds (removals, test events). */
   readonly ignored: number;
 }
@@ -39,8 +42,14 @@ export function parseObjectCreatedEvent(event: unknown): ParsedEvent {
  * object is looked up in the store first, so only bytes this service holds are indexed.
  */
 export async function ingestCreatedObjects(ctx: ServiceContext, created: readonly CreatedObject[], ignored = 0): Promise<ObjectCreatedReport> {
-  const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], ignored };
+  const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], refused: [], ignored };
   for (const { key } of created) {
+    // An upload under a staging key: promoted to its name unless that holds a file already.
+    const staged = ctx.store.staging?.stagedUpload(key);
+    if (staged) {
+      report[await ingestStaged(ctx, staged)].push(staged.key);
+      continue;
+    }
     // A key that can never be a stored path (`..`, empty or dot segments, NUL, a name that
     // breaks the rules) is skipped before the store is asked: it cannot fail the batch.
     const resolved = resolveRequestPath(key, ctx.mission);

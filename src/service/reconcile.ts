@@ -1,9 +1,12 @@
 import { ingest } from './ingest.js';
+import { ingestAllStaged } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
 export interface ReconcileReport {
-  /** Objects that had no record and were indexed. */
+  /** Objects that had no record and were indexed (uploads waiting under staging keys included). */
   readonly indexed: number;
+  /** Staged uploads of names that already held another file: removed, the stored file kept. */
+  readonly refused: number;
   /** Objects whose keys break the naming rules: left alone, not indexed. */
   readonly skipped: number;
   /** Records whose object is missing from the store: reported, never deleted (empty when `onMissing` took them). */
@@ -74,6 +77,11 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
     report();
   };
 
+  // Uploads waiting under staging keys (S3) first: promoted, they are then listed as objects.
+  const staged = await ingestAllStaged(ctx);
+  indexed += staged.indexed;
+  if (staged.refused > 0) ctx.log.warn({ count: staged.refused }, 'reconcile: staged uploads refused (their names held other files)');
+
   for await (const object of ctx.store.list()) {
     objects++;
     while (!record.done && byteOrder(record.value, object.key) < 0) await checkRecord(record.value);
@@ -89,5 +97,5 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
   while (!record.done) await checkRecord(record.value);
 
   if (missingCount > 0) ctx.log.warn({ count: missingCount, first: firstMissing }, 'reconcile: records without objects');
-  return { indexed, skipped, missing };
+  return { indexed, skipped, missing, refused: staged.refused };
 }

@@ -3,6 +3,7 @@ import { text, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { messages } from './messages.js';
 import { isOutOfSpace } from './out-of-space.js';
+import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
@@ -33,5 +34,7 @@ export async function upload(ctx: ServiceContext, requestPath: string, uploader?
     });
     return text(409, messages.alreadyExists(path));
   }
+  // An upload waiting under a staging key (S3) whose notification has not come: promote it now.
+  if (await ingestStagedFor(ctx, path)) return text(409, messages.alreadyExists(path));
   return { statusCode: 200, body: await ctx.store.presignPut(path, ctx.uploadTtl, uploader) };
 }

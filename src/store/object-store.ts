@@ -9,6 +9,41 @@ export interface ObjectInfo {
 export interface ObjectDigest {
   readonly size: number;
   readonly sha256: string;
+  /** The API key name the object was uploaded with, where the store keeps it with the object (S3: `x-amz-meta-uploader`). */
+  readonly uploader?: string;
+}
+
+/** An upload held under a staging key until it is promoted to the key it names. */
+export interface StagedUpload {
+  readonly stagingKey: string;
+  /** The canonical stored path the bytes are for. */
+  readonly key: string;
+}
+
+/**
+ * What promoting a staged upload did. `promoted`: the bytes now lie under the real key,
+ * which was free (`digest` describes exactly the bytes written there). `duplicate`: the
+ * real key already holds these very bytes (the same upload announced twice). `refused`:
+ * the real key holds other bytes, which stay; this upload lost and was removed. `absent`:
+ * no such staged object (promoted and removed already).
+ */
+export type Promotion =
+  | { readonly outcome: 'promoted'; readonly digest: ObjectDigest }
+  | { readonly outcome: 'duplicate' | 'refused' | 'absent' };
+
+/**
+ * Stores whose upload addresses name a unique staging key rather than the real one
+ * (S3: a presigned PUT cannot refuse to replace an object unless the client sends
+ * If-None-Match, and the mission's client does not). Ingest promotes each staged upload
+ * with a write that refuses to replace, so no client can overwrite a stored file.
+ */
+export interface StagingArea {
+  /** The upload a key names, or undefined when the key is not a staging key. */
+  stagedUpload(key: string): StagedUpload | undefined;
+  /** Staged uploads waiting, oldest first; only those for `key` when given. */
+  listStaged(key?: string): AsyncIterable<StagedUpload>;
+  /** Moves the bytes to the real key unless it holds an object; removes the staging object. */
+  promote(upload: StagedUpload): Promise<Promotion>;
 }
 
 /**
@@ -30,6 +65,8 @@ export interface ObjectStore {
   digest(key: string): Promise<ObjectDigest>;
   /** Liveness check for /readyz. */
   ping(): Promise<void>;
+  /** Present when uploads arrive under staging keys (S3); the local store writes the real key at once. */
+  readonly staging?: StagingArea;
 }
 
 /** A PUT whose bytes pass the configured maximum object size: refused, nothing stored. */

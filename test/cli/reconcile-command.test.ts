@@ -12,7 +12,7 @@ import { IMAP_MISSION } from '../../src/mission/index.js';
 import { reconcile, type ReconcileProgress } from '../../src/service/index.js';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
 import { recordOf } from '../contract/catalog-contract.js';
-import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
+import { HAVE_S3, S3_SKIPPED, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
 
 const STORED = [
   'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf',
@@ -41,8 +41,8 @@ async function sdc(...args: string[]): Promise<string> {
   return lines.join('\n');
 }
 
-// Objects PUT straight to S3 (s3rver) with no server watching, and an SQLite catalog.
-describe('sdc reconcile', () => {
+// Objects PUT straight to S3 (Ceph RGW) with no server watching, and an SQLite catalog.
+describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'sdc reconcile' : `sdc reconcile: ${S3_SKIPPED}`, () => {
   let s3: S3TestServer;
   let dir: string;
   let flags: string[];

@@ -1,40 +1,96 @@
-import { expect, it } from 'vitest';
+import { GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
-import { startS3TestServer } from '../helpers/s3-test-server.js';
+import { HAVE_RGW, NO_RGW, startRgw, type RgwServer } from '../helpers/rgw.js';
 import { testStore } from './store-contract.js';
 
 const signedHeaders = (address: string) => new URL(address).searchParams.get('X-Amz-SignedHeaders')?.split(';') ?? [];
+const key = (descriptor: string) => `imap/mag/l1a/2024/01/imap_mag_l1a_${descriptor}_20240105_20240105_v00-01.cdf`;
 
-// S3 over HTTP through s3rver. It checks no signature and ignores If-None-Match, so the
-// no-overwrite guarantee is tested here only as far as what the addresses carry.
-testStore(
-  's3 (s3rver)',
-  async () => {
-    const s3 = await startS3TestServer();
-    const store = new S3ObjectStore(parseS3Url(s3.storeUrl));
-    return {
-      store,
-      async dispose() {
-        store.close();
-        await s3.stop();
-      },
-    };
-  },
-  (store) => {
-    it('signs If-None-Match: * into upload addresses and adds no checksum parameters', async () => {
-      const address = await store().presignPut('imap/mag/l1a/2024/01/imap_mag_l1a_norm_20240105_20240105_v00-01.cdf', 60);
-      expect(signedHeaders(address)).toContain('if-none-match');
-      expect(signedHeaders(address)).not.toContain('content-type');
-      expect(address).not.toMatch(/checksum/i);
-      expect(new URL(address).searchParams.get('X-Amz-Expires')).toBe('60');
-    });
-  },
-);
+/** The HTTP status S3 answered a command with. */
+async function statusOf(send: Promise<unknown>): Promise<number> {
+  try {
+    await send;
+    return 200;
+  } catch (err) {
+    if (err instanceof S3ServiceException) return err.$metadata.httpStatusCode ?? 0;
+    throw err;
+  }
+}
 
-it('leaves If-None-Match out of upload addresses when conditionalPut=optional', async () => {
-  const store = new S3ObjectStore(parseS3Url('s3://some-bucket?region=eu-west-1&conditionalPut=optional'));
-  const address = await store.presignPut('imap/mag/l1a/2024/01/imap_mag_l1a_norm_20240105_20240105_v00-01.cdf', 3600);
+// S3 over HTTP on Ceph's RADOS Gateway: a real S3 server that checks every signature,
+// the expiry of presigned addresses and If-None-Match.
+describe.skipIf(!HAVE_RGW)(HAVE_RGW ? 'S3 on radosgw' : NO_RGW, () => {
+  let rgw: RgwServer;
+  let bucket: string;
+  testStore(
+    's3 (radosgw)',
+    async () => {
+      rgw = await startRgw();
+      bucket = await rgw.createBucket();
+      const store = new S3ObjectStore(parseS3Url(rgw.storeUrl(bucket)));
+      return {
+        store,
+        async dispose() {
+          store.close();
+          await rgw.stop();
+        },
+      };
+    },
+    (store) => {
+      it('adds no checksum parameters to upload addresses, and signs the lifetime in', async () => {
+        const address = await store().presignPut(key('plain'), 60);
+        expect(signedHeaders(address)).not.toContain('content-type');
+        expect(address).not.toMatch(/checksum/i);
+        expect(new URL(address).searchParams.get('X-Amz-Expires')).toBe('60');
+      });
+
+      it('refuses a tampered address with 403, for PUT and GET', async () => {
+        const k = key('tamper');
+        const put = await store().presignPut(k, 60);
+        const flip = (address: string) => {
+          const url = new URL(address);
+          const signature = url.searchParams.get('X-Amz-Signature')!;
+          url.searchParams.set('X-Amz-Signature', (signature[0] === '0' ? '1' : '0') + signature.slice(1));
+          return url.toString();
+        };
+        expect((await fetch(flip(put), { method: 'PUT', body: 'x', headers: { 'Content-Type': '' } })).status).toBe(403);
+        // Another key under the same signature.
+        const moved = put.replace('_tamper_', '_tampex_');
+        expect((await fetch(moved, { method: 'PUT', body: 'x', headers: { 'Content-Type': '' } })).status).toBe(403);
+        await rgw.client.send(new PutObjectCommand({ Bucket: bucket, Key: k, Body: 'stored' }));
+        const get = await store().presignGet(k, 60);
+        expect((await fetch(get)).status).toBe(200);
+        expect((await fetch(flip(get))).status).toBe(403);
+        // A longer lifetime than was signed.
+        expect((await fetch(get.replace('X-Amz-Expires=60', 'X-Amz-Expires=6000'))).status).toBe(403);
+      });
+
+      it('refuses an expired address with 403', async () => {
+        const k = key('expired');
+        await rgw.client.send(new PutObjectCommand({ Bucket: bucket, Key: k, Body: 'stored' }));
+        const [put, get] = await Promise.all([store().presignPut(key('expired-put'), 1), store().presignGet(k, 1)]);
+        await new Promise((resolve) => setTimeout(resolve, 2_100));
+        expect((await fetch(put, { method: 'PUT', body: 'late', headers: { 'Content-Type': '' } })).status).toBe(403);
+        expect((await fetch(get)).status).toBe(403);
+        expect(await store().head(key('expired-put'))).toBeUndefined();
+      });
+
+      it('refuses a second conditional PUT of a stored key (412) and keeps the first bytes', async () => {
+        const k = key('second');
+        const put = (body: string) => rgw.client.send(new PutObjectCommand({ Bucket: bucket, Key: k, Body: body, IfNoneMatch: '*' }));
+        expect(await statusOf(put('first'))).toBe(200);
+        expect(await statusOf(put('second'))).toBe(412);
+        const got = await rgw.client.send(new GetObjectCommand({ Bucket: bucket, Key: k }));
+        expect(await got.Body!.transformToString()).toBe('first');
+      });
+    },
+  );
+});
+it('puts no conditional header in upload addresses on Amazon S3 either (the mission client sends none)', async () => {
+  const store = new S3ObjectStore(parseS3Url('s3://some-bucket?region=eu-west-1'));
+  const address = await store.presignPut(key('aws'), 3600);
   expect(signedHeaders(address)).toEqual(['host']);
-  expect(address).toMatch(/^https:\/\/some-bucket\.s3\.eu-west-1\.amazonaws\.com\/imap\/mag\//);
+  expect(address).toMatch(/^https:\/\/some-bucket\.s3\.eu-west-1\.amazonaws\.com\//);
   store.close();
 });

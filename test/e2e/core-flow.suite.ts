@@ -16,7 +16,10 @@ export interface SuiteServer {
  * combination of backends (embedded default here; S3 + PostgreSQL where available).
  */
 export interface CoreFlowOptions {
-  /** The store itself refuses a second PUT to a used upload address (local store: 409). */
+  /**
+   * The store itself refuses a second PUT to a used upload address (local store: 409).
+   * False: it takes the bytes under a staging key (S3), and the promotion refuses them.
+   */
   readonly storeRefusesReplayedPut?: boolean;
 }
 
@@ -102,9 +105,9 @@ export function describeCoreFlow(label: string, start: () => Promise<SuiteServer
       expect(again.status).toBe(409);
       expect(await again.text()).toBe(`${pathOf(n)} already exists.`);
 
-      if (!storeRefusesReplayedPut) return;
       const replay = await fetch(address, { method: 'PUT', body: 'second', headers: { 'Content-Type': '' } });
-      expect(replay.status).toBe(409);
+      expect(replay.status).toBe(storeRefusesReplayedPut ? 409 : 200);
+      await server.settle?.();
       const got = await fetch(`${base}/download/${pathOf(n)}`);
       expect(await got.text()).toBe('first');
     });

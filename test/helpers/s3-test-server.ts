@@ -1,8 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import S3rver from 's3rver';
+import { HAVE_RGW, NO_RGW, startRgw } from './rgw.js';
 
 export interface S3TestServer {
   /** http://127.0.0.1:<port> */
@@ -10,67 +6,25 @@ export interface S3TestServer {
   readonly bucket: string;
   /** SDC_STORE naming this server's bucket. */
   readonly storeUrl: string;
-  readonly server: S3rver;
   stop(): Promise<void>;
 }
 
-/**
- * An S3-compatible server (s3rver) on a loopback port chosen by the OS, with one
- * empty bucket, in a temporary folder. It answers presigned PUT/GET/HEAD/List like
- * S3 but checks no SigV4 signature and ignores If-None-Match on PUT.
- */
-export async function startS3TestServer(bucket = 'sdc-test'): Promise<S3TestServer> {
-  // The SDK's default provider chain reads these; s3rver's account is S3RVER/S3RVER.
-  process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'S3RVER';
-  const directory = await mkdtemp(join(tmpdir(), 'sdc-s3rver-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    vhostBuckets: false,
-    configureBuckets: [{ name: bucket, configs: [] }],
-  });
-  const address = (await server.run()) as AddressInfo;
-  const endpoint = `http://127.0.0.1:${address.port}`;
-  return {
-    endpoint,
-    bucket,
-    storeUrl: `s3://${bucket}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1&forcePathStyle=true`,
-    server,
-    async stop() {
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
-}
+/** Whether S3 tests can run here; else `S3_SKIPPED` names what is missing. */
+export const HAVE_S3 = HAVE_RGW;
+export const S3_SKIPPED = NO_RGW;
 
 /**
- * Makes the S3 test server deliver its object-created notifications to a service's
- * POST /events/s3, as a MinIO webhook does. s3rver announces a PUT before it answers
- * it, so once a client has its PUT response the delivery has started; `settle`
- * waits for every delivery started so far.
+ * A real S3 server (Ceph RGW, test/helpers/rgw.ts) on a free loopback port with one empty
+ * bucket, for tests that need an S3 API but no notifications. It also sets the SDK's
+ * default credentials (AWS_ACCESS_KEY_ID/SECRET) in this process, which child processes inherit.
  */
-export function deliverEvents(s3: S3TestServer, serviceUrl: string, token: string): { settle(): Promise<void>; statuses: number[] } {
-  const pending = new Set<Promise<void>>();
-  const statuses: number[] = [];
-  s3.server.on('event', (event: unknown) => {
-    const delivery = fetch(`${serviceUrl}/events/s3`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-      body: JSON.stringify(event),
-    }).then(async (res) => {
-      statuses.push(res.status);
-      await res.arrayBuffer();
-    });
-    pending.add(delivery);
-    void delivery.finally(() => pending.delete(delivery));
-  });
-  return {
-    statuses,
-    async settle() {
-      await Promise.all([...pending]);
-    },
-  };
+export async function startS3TestServer(bucket = 'sdc-test'): Promise<S3TestServer> {
+  const rgw = await startRgw();
+  try {
+    await rgw.createBucket(bucket);
+  } catch (err) {
+    await rgw.stop();
+    throw err;
+  }
+  return { endpoint: rgw.endpoint, bucket, storeUrl: rgw.storeUrl(bucket), stop: () => rgw.stop() };
 }

@@ -7,10 +7,10 @@ import {
   paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
-  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
+import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
 import type { S3Location } from './s3-url.js';
 
 /**
@@ -21,6 +21,7 @@ import type { S3Location } from './s3-url.js';
  */
 export class S3ObjectStore implements ObjectStore {
   readonly client: S3Client;
+  readonly staging: S3Staging;
 
   constructor(readonly location: S3Location) {
     this.client = new S3Client({
@@ -32,7 +33,9 @@ export class S3ObjectStore implements ObjectStore {
       // client) and some S3-compatible servers reject them outright.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      logger: quietStreamingWarning,
     });
+    this.staging = new S3Staging(this.client, location.bucket);
   }
 
   async head(key: string): Promise<ObjectInfo | undefined> {
@@ -45,14 +48,14 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  presignPut(key: string, ttlSeconds: number): Promise<string> {
-    const command = new PutObjectCommand({
-      Bucket: this.location.bucket,
-      Key: key,
-      // Signed in: S3 then refuses (412) to replace an object already under the key,
-      // even when two clients PUT at once. See docs/deploy.md.
-      IfNoneMatch: this.location.conditionalPut === 'required' ? '*' : undefined,
-    });
+  /**
+   * An address of a fresh staging key for `key` (never the key itself): a plain PUT, with no
+   * conditional header, can then never replace a stored file. The ingest promotes it
+   * (S3Staging.promote). `uploader` is signed in as `x-amz-meta-uploader` (a query
+   * parameter of the address, so the client sends nothing extra) and read back at ingest.
+   */
+  presignPut(key: string, ttlSeconds: number, uploader?: string): Promise<string> {
+    const command = new PutObjectCommand({ Bucket: this.location.bucket, Key: stagingKeyFor(key), Metadata: uploaderMetadata(uploader) });
     return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
   }
 
@@ -71,8 +74,8 @@ export class S3ObjectStore implements ObjectStore {
   async *list(): AsyncIterable<ObjectInfo> {
     for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket })) {
       for (const object of page.Contents ?? []) {
-        // Folder markers some tools create are not files.
-        if (!object.Key || object.Key.endsWith('/')) continue;
+        // Folder markers some tools create are not files; nor are uploads not yet promoted.
+        if (!object.Key || object.Key.endsWith('/') || object.Key.startsWith(STAGING_PREFIX)) continue;
         yield { key: object.Key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
       }
     }
@@ -86,7 +89,7 @@ export class S3ObjectStore implements ObjectStore {
       hash.update(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
-    return { size, sha256: hash.digest('hex') };
+    return { size, sha256: hash.digest('hex'), uploader: uploaderFrom(out.Metadata) };
   }
 
   async ping(): Promise<void> {
@@ -98,6 +101,18 @@ export class S3ObjectStore implements ObjectStore {
   }
 }
 
-function isNotFound(err: unknown): boolean {
-  return err instanceof S3ServiceException && (err.$metadata.httpStatusCode === 404 || err.name === 'NotFound' || err.name === 'NoSuchKey');
-}
+/**
+ * Without a logger the SDK warns on the console whenever a request with a stream body fails;
+ * a promotion's streamed PUT refused with 412 (the name is taken: the expected end of a lost
+ * race) is no warning. With one, it also logs every failed command as an error, which is
+ * thrown to the caller anyway (a HEAD's 404 is an answer, not an error): so only other
+ * warnings reach the console.
+ */
+const quietStreamingWarning = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (...args: unknown[]) => {
+    if (args[0] !== 'An error was encountered in a non-retryable streaming request.') console.warn(...args);
+  },
+  error: () => undefined,
+};

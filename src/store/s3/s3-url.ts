@@ -8,9 +8,9 @@ export interface S3Location {
   /** `bucket` as the first path element instead of a host name; most S3-compatible servers need it. */
   readonly forcePathStyle: boolean;
   /**
-   * `required` (default): `If-None-Match: *` is signed into upload addresses, so S3 refuses
-   * to replace an object, and clients must send that header with their PUT.
-   * `optional`: not signed; a PUT without it can replace an object stored in the meantime.
+   * Obsolete, accepted and ignored: upload addresses now name a unique staging key and the
+   * ingest promotes it with a write that refuses to replace (docs/deploy.md), so no client
+   * needs If-None-Match and none can overwrite. Kept so existing SDC_STORE values still parse.
    */
   readonly conditionalPut: 'required' | 'optional';
 }
