@@ -3,10 +3,11 @@
 // signing secret. Fastify 5 with no plugins, better-sqlite3 prepared statements (one per filter
 // shape), node:crypto HMAC. Usage: node bench/minimal-peer.mjs <SDC_HOME> (prints LISTENING <url>).
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-/* global process, Buffer, console */
+/* global process, Buffer, console, URL */
 import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
 import { link, mkdir, open, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 
@@ -36,16 +37,43 @@ function signed(method, path, ttl) {
   const signature = createHmac('sha256', secret).update(`${method}\n${path}\n${expires}`).digest('hex');
   return `${base}/store/${path.split('/').map(encodeURIComponent).join('/')}?expires=${expires}&signature=${signature}`;
 }
-function verified(request, method) {
-  const { expires, signature } = request.query;
-  const path = request.params['*'];
+/** The file a signed store address opens, or undefined when its signature is not valid. */
+function verified(url, method) {
+  const u = new URL(url, 'http://peer');
+  const path = decodeURIComponent(u.pathname.slice('/store/'.length));
+  const expires = u.searchParams.get('expires');
   const expected = createHmac('sha256', secret).update(`${method}\n${path}\n${expires}`).digest('hex');
-  return signature === expected && Number(expires) * 1000 >= Date.now() ? join(storeRoot, path) : undefined;
+  return u.searchParams.get('signature') === expected && Number(expires) * 1000 >= Date.now() ? join(storeRoot, path) : undefined;
 }
 
-const app = Fastify();
-app.removeAllContentTypeParsers();
-app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+/** The store's bytes with node:http alone: PUT to a temporary file with SHA-256, fsync, link; GET with createReadStream. */
+async function store(req, res) {
+  const file = verified(req.url, req.method);
+  if (!file) return res.writeHead(403).end('bad signature');
+  if (req.method === 'GET') {
+    const size = statSync(file, { throwIfNoEntry: false })?.size;
+    if (size === undefined) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size });
+    return createReadStream(file, { highWaterMark: 1 << 20 }).pipe(res);
+  }
+  await mkdir(dirname(file), { recursive: true });
+  const temp = `${file}.${randomBytes(8).toString('hex')}.part`;
+  const hash = createHash('sha256');
+  const out = createWriteStream(temp, { highWaterMark: 1 << 20 });
+  for await (const chunk of req) {
+    hash.update(chunk);
+    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+  }
+  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
+  const handle = await open(temp, 'r');
+  await handle.sync();
+  await handle.close();
+  await link(temp, file);
+  await unlink(temp);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ sha256: hash.digest('hex') }));
+}
+
+const app = Fastify({ serverFactory: (handler) => createServer((req, res) => (req.url.startsWith('/store/') ? store(req, res) : handler(req, res))) });
 app.get('/upload/*', (request, reply) => {
   const path = storedPath(request.params['*']);
   if (!path) return reply.code(400).type('text/plain; charset=utf-8').send('bad name');
@@ -70,31 +98,6 @@ app.get('/query', (request, reply) => {
   let body = '[';
   for (const row of statement.iterate(names.map((n) => request.query[n]))) body += (body.length > 1 ? ',' : '') + JSON.stringify(row);
   return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(`${body}]`);
-});
-app.put('/store/*', async (request, reply) => {
-  const file = verified(request, 'PUT');
-  if (!file) return reply.code(403).send('bad signature');
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.${randomBytes(8).toString('hex')}.part`;
-  const hash = createHash('sha256');
-  const out = createWriteStream(temp, { highWaterMark: 1 << 20 });
-  for await (const chunk of request.raw) {
-    hash.update(chunk);
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
-  }
-  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
-  const handle = await open(temp, 'r');
-  await handle.sync();
-  await handle.close();
-  await link(temp, file);
-  await unlink(temp);
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify({ sha256: hash.digest('hex') }));
-});
-app.get('/store/*', (request, reply) => {
-  const file = verified(request, 'GET');
-  const size = file && statSync(file, { throwIfNoEntry: false })?.size;
-  if (size === undefined) return reply.code(403).send('bad signature');
-  return reply.header('content-length', size).type('application/octet-stream').send(createReadStream(file, { highWaterMark: 1 << 20 }));
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 base = `http://127.0.0.1:${app.server.address().port}`;
