@@ -39,6 +39,7 @@ export async function* renderRecords(records: AsyncIterable<unknown>, contentTyp
 }
 
 /** A string JSON.stringify would copy between quotes unchanged. */
+// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes.
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 function jsonText(value: string): string {
