@@ -68,6 +68,12 @@ describe('SQLite prepared reads = the Kysely queries', () => {
     const first = (await collect(catalog.query({}, { limit: 10 })))[7]!;
     expect(await catalog.get(first.file_path)).toEqual(await KyselyCatalog.prototype.get.call(catalog, first.file_path));
     expect(await catalog.get('imap/none')).toBeUndefined();
+    const paths: string[] = [];
+    for await (const path of catalog.paths()) paths.push(path);
+    const kyselyPaths: string[] = [];
+    for await (const path of KyselyCatalog.prototype.paths.call(catalog)) kyselyPaths.push(path);
+    expect(paths).toEqual(kyselyPaths);
+    expect(paths.length).toBe(6000);
   });
 
   it('sees a write at once, and a revoked key is refused at once', async () => {

@@ -157,6 +157,18 @@ export class SqliteCatalog extends KyselyCatalog {
     });
   }
 
+  /** Every file_path in keyset pages (reconcile), no record built. */
+  override async *paths(): AsyncIterable<string> {
+    const first = this.reader.prepare('SELECT file_path FROM files ORDER BY file_path LIMIT ?').pluck();
+    const next = this.reader.prepare('SELECT file_path FROM files WHERE file_path > ? ORDER BY file_path LIMIT ?').pluck();
+    let page = first.all(QUERY_PAGE_SIZE) as string[];
+    while (page.length > 0) {
+      yield* page;
+      if (page.length < QUERY_PAGE_SIZE) return;
+      page = next.all(page[page.length - 1], QUERY_PAGE_SIZE) as string[];
+    }
+  }
+
   override keys(): KeyStore {
     return new SqliteKeyStore(this.db, this.reader);
   }
