@@ -1,73 +1,126 @@
-import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBareNode, startSdc } from './lib/child-server.js';
+import { startBareNode, startMinimalPeer, startSdc, type ChildServer } from './lib/child-server.js';
+import { interleaved, median, pinning, pinSelf, ratio, type Target } from './lib/interleave.js';
 import { fmt, table } from './lib/stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const NEW_NAME = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v99-99.cdf';
 const STORED = 'imap_mag_l2_norm_20240301_20240301_v00-01.cdf';
+/** 31 records of the 100k seeded (one instrument and level, one month). */
+const QUERY = '/query?instrument=swe&data_level=l1a&start_date=20220101&end_date=20220131';
 
-interface Run {
-  readonly rps: number;
-  readonly p99: number;
-  readonly errors: number;
-  readonly statuses: string;
+const CASES: Record<string, string> = {
+  'GET /upload/{new name}': `/upload/${NEW_NAME}`,
+  'GET /download/{stored}': `/download/${STORED}`,
+  'GET /query (instrument+level+month, 31 rows)': QUERY,
+};
+
+function sdcCli(home: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args, '--home', home], { encoding: 'utf8' });
 }
 
-async function load(url: string, seconds: number): Promise<Run> {
-  const r = await autocannon({ url, connections: 16, duration: seconds });
-  const codes = Object.entries(r.statusCodeStats ?? {})
-    .map(([code, s]) => `${code}×${(s as { count: number }).count}`)
-    .join(' ');
-  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, statuses: codes };
+/** What both implementations answer, with the parts that differ by design masked (expiry, signature, port, uploader). */
+async function answer(url: string, headers: Record<string, string>): Promise<string> {
+  const r = await fetch(url, { headers, redirect: 'manual' });
+  const body = (await r.text()).replace(/127\.0\.0\.1:\d+/g, 'HOST').replace(/expires=\d+/g, 'expires=E').replace(/&uploader=[^&]*/g, '').replace(/signature=[0-9a-f]{64}/g, 'signature=S');
+  return `${r.status} ${r.headers.get('content-type')} ${body}`;
+}
+
+export interface EndpointOptions {
+  readonly seconds: number;
+  readonly rounds: number;
+  /** Another build's dist/ (e.g. main's) measured in the same rounds, for before/after ratios. */
+  readonly beforeDist?: string;
 }
 
 /**
- * Requests per second of three endpoints, each as a ratio of a bare node:http server
- * answering a small JSON string, measured in the same run (before and after, averaged).
+ * Requests per second and server CPU per request of the three endpoints, as ratios to the
+ * minimal implementation (bench/minimal-peer.mjs) and to a bare node:http answer, all measured
+ * in the same rounds. The service runs with everything on: an API key exists and is sent on
+ * uploads, metrics, rate limit (a budget it never reaches), request ids, CORS, access logs at info.
  */
-export async function benchEndpoints(seconds: number): Promise<string> {
+export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOptions): Promise<string> {
+  pinSelf();
   const home = mkdtempSync(join(tmpdir(), 'sdc-bench-endpoints-'));
-  // A realistic catalog to query: 100k records over all instruments, levels and ten years.
   execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', '100000', '--home', home, '--create'], { stdio: 'inherit' });
-  const rows: string[][] = [];
-  const bare = await startBareNode();
-  const baseline1 = await load(bare.url, seconds);
+  const key = sdcCli(home, 'keys', 'create', 'bench').trim();
+  const env = { SDC_HOME: home, SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '1000000' };
+  const servers: ChildServer[] = [];
   try {
-    for (const level of ['info', 'warn']) {
-      const sdc = await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: level });
-      try {
-        const up = await fetch(`${sdc.url}/upload/${STORED}`);
-        if (up.status === 200) {
-          await fetch((await up.json()) as string, { method: 'PUT', body: 'bytes', headers: { 'Content-Type': '' } });
-        }
-        const cases: [string, string][] = [
-          ['GET /upload/{new name}', `/upload/${NEW_NAME}`],
-          ['GET /download/{stored}', `/download/${STORED}`],
-          ['GET /query (instrument+level+month)', '/query?instrument=swe&data_level=l1a&start_date=20240101&end_date=20240131'],
-        ];
-        for (const [label, path] of cases) {
-          const run = await load(sdc.url + path, seconds);
-          rows.push([label, level === 'info' ? 'info (request logs on)' : 'warn (request logs off)', fmt(run.rps, 0), fmt(run.p99, 1), String(run.errors), run.statuses]);
-        }
-      } finally {
-        await sdc.stop();
-      }
+    const sdc = await startSdc(env);
+    servers.push(sdc);
+    const up = await fetch(`${sdc.url}/upload/${STORED}`, { headers: { 'x-api-key': key } });
+    if (up.status === 200) await fetch((await up.json()) as string, { method: 'PUT', body: 'bytes', headers: { 'Content-Type': '' } });
+    const peer = await startMinimalPeer(home);
+    const bare = await startBareNode();
+    servers.push(peer, bare);
+    const before = beforeDist ? await startSdc(env, beforeDist) : undefined;
+    if (before) servers.push(before);
+
+    const keyed = (name: string): Record<string, string> => (name.startsWith('GET /upload') ? { 'x-api-key': key } : {});
+    const targets: Target[] = [
+      { name: 'bare', pid: bare.pid, url: () => bare.url },
+      { name: 'peer', pid: peer.pid, url: (c) => peer.url + CASES[c] },
+      { name: 'sdc', pid: sdc.pid, url: (c) => sdc.url + CASES[c], headers: { 'x-api-key': key } },
+      ...(before ? [{ name: 'before', pid: before.pid, url: (c: string) => before.url + CASES[c], headers: { 'x-api-key': key } }] : []),
+    ];
+    const same: string[] = [];
+    for (const [name, path] of Object.entries(CASES)) {
+      const [a, b] = [await answer(sdc.url + path, keyed(name)), await answer(peer.url + path, {})];
+      same.push(`${name}: ${a === b ? 'same answer' : `DIFFERENT ANSWERS\n  sdc:  ${a.slice(0, 300)}\n  peer: ${b.slice(0, 300)}`}`);
     }
-    const baseline2 = await load(bare.url, seconds);
-    const base = (baseline1.rps + baseline2.rps) / 2;
-    const withRatio = rows.map((r) => [...r.slice(0, 3), fmt(Number(r[2]) / base), ...r.slice(3)]);
+    const samples = await interleaved(targets, Object.keys(CASES), { rounds, seconds });
+    const rows = Object.keys(CASES).map((name) => {
+      const s = samples[name]!;
+      const rps = (t: string) => fmt(median((s[t] ?? []).map((x) => x.rps)), 0);
+      const cpu = (t: string) => fmt(median((s[t] ?? []).map((x) => x.cpuUs)), 0);
+      const bad = (s.sdc ?? []).reduce((n, x) => n + x.non2xx + x.errors, 0);
+      return [
+        name,
+        rps('sdc'),
+        rps('peer'),
+        rps('bare'),
+        `**${fmt(ratio(s, 'sdc', 'peer'))}**`,
+        fmt(ratio(s, 'sdc', 'bare')),
+        fmt(ratio(s, 'peer', 'bare')),
+        `${cpu('sdc')} / ${cpu('peer')} / ${cpu('bare')}`,
+        fmt(ratio(s, 'peer', 'sdc', (x) => x.cpuUs)),
+        ...(before ? [fmt(ratio(s, 'sdc', 'before')), fmt(ratio(s, 'before', 'sdc', (x) => x.cpuUs))] : []),
+        String(bad),
+      ];
+    });
+    const pin = pinning();
     return [
-      `Bare node:http baseline: ${fmt(baseline1.rps, 0)} and ${fmt(baseline2.rps, 0)} req/s (before/after; mean ${fmt(base, 0)}).`,
-      `autocannon, 16 connections, ${seconds} s per row, loopback; the server in its own process.`,
+      `${rounds} interleaved rounds (order rotated each round) of ${seconds} s per server and endpoint after a 1 s warm-up; figures are medians over rounds, ratios taken within each round.`,
+      `autocannon, 16 connections, loopback; ${pin ? `load generator pinned to core ${pin.loadCore}, servers to core ${pin.serverCore} (taskset)` : 'no pinning (taskset or a second core missing)'}.`,
+      'sdc = the service with everything on (an API key exists and uploads send it; metrics; rate limit with a budget never reached; request ids; CORS; access log at info).',
+      'peer = bench/minimal-peer.mjs, the same work with no framework plugins; bare = node:http answering a constant string.',
+      'CPU µs/req: the server process\'s user+system CPU per answered request (from /proc), less sensitive to the machine\'s other load than req/s.',
       '',
-      table(['endpoint', 'log level', 'req/s', 'ratio to bare', 'p99 ms', 'errors', 'statuses'], withRatio),
+      table(
+        [
+          'endpoint',
+          'sdc req/s',
+          'peer req/s',
+          'bare req/s',
+          'sdc / peer',
+          'sdc / bare',
+          'peer / bare',
+          'CPU µs/req sdc / peer / bare',
+          'peer / sdc CPU',
+          ...(before ? ['sdc / before (req/s)', 'before / sdc CPU'] : []),
+          'non-2xx/3xx or errors (sdc)',
+        ],
+        rows,
+      ),
+      '',
+      `Same answers (status, type, body; expiry, signature, port and uploader masked): ${same.join('; ')}.`,
     ].join('\n');
   } finally {
-    await bare.stop();
+    for (const s of servers) await s.stop();
     rmSync(home, { recursive: true, force: true });
   }
 }

@@ -11,14 +11,19 @@ import { describeMachine } from './lib/machine.js';
 /**
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  * Writes docs/benchmarks.md. Flags: --n (catalog size, default 1e6), --large (10M),
- * --seconds (per load row), --gib (file size), --only a,b (endpoints,catalog,large,bytes).
+ * --seconds (per load run), --rounds (interleaved rounds), --before <dist> (another build,
+ * e.g. main's, measured in the same rounds), --gib (file size), --quick (64 MiB file),
+ * --only a,b (endpoints,catalog,large,bytes).
  */
 const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '1000000' },
     large: { type: 'boolean', default: false },
-    seconds: { type: 'string', default: '5' },
-    gib: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
+    before: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    gib: { type: 'string', default: '1' },
     only: { type: 'string' },
     out: { type: 'string', default: join(import.meta.dirname, '..', 'docs', 'benchmarks.md') },
   },
@@ -33,13 +38,13 @@ function add(title: string, body: string): void {
   console.log(`\n## ${title}\n\n${body}`);
 }
 
-if (only.has('endpoints')) add('Endpoint throughput', await benchEndpoints(Number(values.seconds)));
+if (only.has('endpoints')) add('Endpoint throughput', await benchEndpoints({ seconds: Number(values.seconds), rounds: Number(values.rounds), beforeDist: values.before }));
 if (only.has('catalog')) {
   add('Catalog at scale: SQLite', await benchCatalog('SQLite', undefined, n));
   add('Catalog at scale: PostgreSQL', pgUrl ? await benchCatalog('PostgreSQL', pgUrl, n) : 'not measured: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to an empty database.');
 }
 if (only.has('large')) add('Large answers', await benchLargeAnswer(n));
-if (only.has('bytes')) add('Bytes through the local store', await benchBytes(Number(values.gib), process.env.BENCH_DIR ?? tmpdir()));
+if (only.has('bytes')) add('Bytes through the local store', await benchBytes(values.quick ? 1 / 16 : Number(values.gib), process.env.BENCH_DIR ?? tmpdir()));
 
 mkdirSync(join(values.out, '..'), { recursive: true });
 writeFileSync(values.out, `${sections.join('\n')}\n`);

@@ -7,9 +7,40 @@ function serializeRequest(req: { method: string; url: string; id?: string }) {
 }
 
 /**
- * The service's one logger (pino, JSON lines). Request lines carry the request id;
- * signed addresses appear with their signatures masked.
+ * Standard output, written once per turn of the event loop: the lines logged while one turn
+ * runs (under load, those of many requests) are joined and handed to an asynchronous pino
+ * destination together, so a busy server makes one write for many lines instead of one per
+ * line; an idle one writes each line at the end of the turn that logged it. What is still
+ * held when the process exits is written synchronously then.
+ */
+function stdoutByTurn(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: false });
+  let held = '';
+  const release = () => {
+    const text = held;
+    held = '';
+    if (text) out.write(text);
+  };
+  process.once('exit', () => {
+    release();
+    try {
+      out.flushSync();
+    } catch {
+      // Not open yet, or already closed: nothing more can be written.
+    }
+  });
+  return {
+    write(line: string) {
+      if (held === '') setImmediate(release);
+      held += line;
+    },
+  };
+}
+
+/**
+ * The service's one logger (pino, JSON lines), by default to standard output (stdoutByTurn).
+ * Request lines carry the request id; signed addresses appear with their signatures masked.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, serializers: { req: serializeRequest } }, destination);
+  return pino({ level, serializers: { req: serializeRequest } }, destination ?? stdoutByTurn());
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { onServerCore } from './interleave.js';
 
 /** A process under measurement: its address and a way to read its memory. */
 export interface ChildServer {
@@ -64,10 +65,14 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `sdc serve` from the build, on a free loopback port, with the given environment; ready when /healthz answers. */
-export async function startSdc(env: Record<string, string>): Promise<ChildServer> {
+/**
+ * `sdc serve` from the build (or another build's dist/, to compare two versions in one run), on a
+ * free loopback port and the server core, with the given environment; ready when /healthz answers.
+ */
+export async function startSdc(env: Record<string, string>, dist = join(ROOT, 'dist')): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  const [command, args] = onServerCore(process.execPath, [join(dist, 'cli/main.js'), 'serve', '--port', String(port), '--host', '127.0.0.1']);
+  const child = spawn(command, args, {
     // Rate limiting off: the load generator is one address asking as fast as it can.
     env: { ...process.env, SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -93,6 +98,14 @@ export async function startBareNode(): Promise<ChildServer> {
     s.listen(0, '127.0.0.1', () => console.log('LISTENING http://127.0.0.1:' + s.address().port));
     process.on('SIGTERM', () => s.close(() => process.exit(0)));
   `;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, args] = onServerCore(process.execPath, ['-e', code]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return wrap(child, await waitForUrl(child));
+}
+
+/** The yardstick (bench/minimal-peer.mjs) on the catalog, store and signing secret of an SDC_HOME. */
+export async function startMinimalPeer(home: string): Promise<ChildServer> {
+  const [command, args] = onServerCore(process.execPath, [join(ROOT, 'bench', 'minimal-peer.mjs'), home]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return wrap(child, await waitForUrl(child));
 }

@@ -51,40 +51,58 @@ export function accessOf(request: FastifyRequest): AccessClass {
  * so invented keys share their sender's budget), and `preParsing` refuses.
  */
 async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Promise<void> {
-  // Keys are revoked, never deleted: once one exists, keys are required for good.
+  // Keys are revoked, never deleted: once one exists, keys are required for good (so only
+  // "required" is remembered; until then each request that needs a key asks the catalog).
   let keysExist = options.requireKeys;
-  const keysRequired = async () => (keysExist ||= await options.keys.anyExist());
   const needsKey = (access: AccessClass) => access === 'upload' || (access === 'read' && options.readNeedsKey);
   // A key sent to a read route is verified even where reads are open: its holder gets the key's rate budget.
   const takesKey = (access: AccessClass) => access === 'upload' || access === 'read';
 
   const refuse = (reply: FastifyReply, status: 401 | 403, message: string) => {
     if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
-    return reply.code(status).type('text/plain; charset=utf-8').send(message);
+    reply.code(status).type('text/plain; charset=utf-8').send(message);
   };
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Callback-style hooks: a route that takes no key, or a request that sends none, passes
+  // straight on, with no promise made for it.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     // A browser's CORS preflight never carries the key; the request that follows does.
-    if (request.method === 'OPTIONS' || !takesKey(accessOf(request))) return;
+    if (request.method === 'OPTIONS' || !takesKey(accessOf(request))) return done();
     const key = presentedKey(request);
-    if (key === undefined) return;
-    const verdict = await options.keys.check(key);
-    request.keyVerdict = verdict;
-    if (verdict.kind !== 'valid') return;
-    request.apiKeyName = verdict.name;
-    // Every later log line of this request says whose key it was (pino's loggers bind in place).
-    const log = request.log as FastifyBaseLogger & { setBindings?(bindings: object): void };
-    if (log.setBindings) log.setBindings({ api_key: verdict.name });
-    else request.log = reply.log = log.child({ api_key: verdict.name });
+    if (key === undefined) return done();
+    options.keys.check(key).then((verdict) => {
+      request.keyVerdict = verdict;
+      if (verdict.kind === 'valid') {
+        request.apiKeyName = verdict.name;
+        // Every later log line of this request says whose key it was (pino's loggers bind in place).
+        const log = request.log as FastifyBaseLogger & { setBindings?(bindings: object): void };
+        if (log.setBindings) log.setBindings({ api_key: verdict.name });
+        else request.log = reply.log = log.child({ api_key: verdict.name });
+      }
+      done();
+    }, done);
   });
 
-  app.addHook('preParsing', async (request: FastifyRequest, reply: FastifyReply) => {
-    const access = accessOf(request);
-    if (request.method === 'OPTIONS' || !needsKey(access) || !(await keysRequired())) return;
+  const verdictOn = (request: FastifyRequest, reply: FastifyReply, access: AccessClass): boolean => {
     const verdict = request.keyVerdict;
-    if (verdict === undefined) return refuse(reply, 401, messages.missing(ACTION[access]!, options.missionName));
-    if (verdict.kind === 'invalid') return refuse(reply, 403, messages.invalid());
-    if (verdict.kind === 'revoked') return refuse(reply, 403, messages.revoked(verdict.name, verdict.revokedAt));
+    if (verdict === undefined) refuse(reply, 401, messages.missing(ACTION[access]!, options.missionName));
+    else if (verdict.kind === 'invalid') refuse(reply, 403, messages.invalid());
+    else if (verdict.kind === 'revoked') refuse(reply, 403, messages.revoked(verdict.name, verdict.revokedAt));
+    else return true;
+    return false;
+  };
+
+  app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
+    const access = accessOf(request);
+    if (request.method === 'OPTIONS' || !needsKey(access)) return done(null, payload);
+    if (keysExist) {
+      if (verdictOn(request, reply, access)) done(null, payload);
+      return;
+    }
+    options.keys.anyExist().then((exist) => {
+      keysExist ||= exist;
+      if (!keysExist || verdictOn(request, reply, access)) done(null, payload);
+    }, (err: Error) => done(err));
   });
 }
 

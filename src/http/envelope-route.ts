@@ -15,7 +15,13 @@ export function queryPairs(url: string): [string, string][] {
 
 /** What a query needs of the request beyond its parameters: Accept, and its URL for the next page's Link. */
 export function queryInfo(request: FastifyRequest): QueryRequestInfo {
-  return { accept: request.headers.accept, url: `${request.protocol}://${request.host}${request.url}` };
+  return {
+    accept: request.headers.accept,
+    // Built only when read: only an answer with a next page needs it.
+    get url() {
+      return `${request.protocol}://${request.host}${request.url}`;
+    },
+  };
 }
 
 export type Operation = (ctx: ServiceContext, request: FastifyRequest) => Envelope | Promise<Envelope>;
@@ -29,7 +35,10 @@ export type Operation = (ctx: ServiceContext, request: FastifyRequest) => Envelo
  */
 export function envelopeRoute(ctx: ServiceContext, operation: Operation) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const envelope = await operation({ ...ctx, log: request.log }, request);
+    // The service context with the request's logger: an object that inherits the rest (no copy per request).
+    const requestCtx = Object.create(ctx) as { -readonly [K in keyof ServiceContext]: ServiceContext[K] };
+    requestCtx.log = request.log;
+    const envelope = await operation(requestCtx, request);
     if (request.validationError && envelope.statusCode < 400) {
       request.log.warn({ err: request.validationError }, 'route schema refused a request the service accepts');
     }

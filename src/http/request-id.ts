@@ -19,7 +19,8 @@ export function requestId(request: IncomingMessage): string {
 
 /** Every response says its request id, whatever answers it (route, 404, error, preflight). */
 export function echoRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
 }

@@ -1,3 +1,5 @@
+import { pagesOf } from '../catalog/record-pages.js';
+import type { FileRecord } from '../catalog/file-record.js';
 import { RECORD_FIELDS } from '../mission/index.js';
 
 /** Media types of the query answer's representations. */
@@ -20,11 +22,14 @@ export async function* renderRecords(records: AsyncIterable<unknown>, contentTyp
   const kind = contentType.startsWith('text/csv') ? 'csv' : contentType.startsWith(MEDIA_TYPES.ndjson) ? 'ndjson' : 'json';
   let buffer = kind === 'json' ? '[' : kind === 'csv' ? `${RECORD_FIELDS.join(',')}\r\n` : '';
   let first = true;
-  for await (const record of records) {
-    if (kind === 'json') buffer += (first ? '' : ',') + JSON.stringify(record);
-    else if (kind === 'ndjson') buffer += `${JSON.stringify(record)}\n`;
-    else buffer += `${RECORD_FIELDS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
-    first = false;
+  // A page at a time where the catalog offers pages: no await per record.
+  for await (const page of pagesOf(records)) {
+    for (const record of page) {
+      if (kind === 'json') buffer += (first ? '' : ',') + recordJson(record);
+      else if (kind === 'ndjson') buffer += `${recordJson(record)}\n`;
+      else buffer += `${RECORD_FIELDS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
+      first = false;
+    }
     if (buffer.length >= CHUNK) {
       yield buffer;
       buffer = '';
@@ -32,6 +37,38 @@ export async function* renderRecords(records: AsyncIterable<unknown>, contentTyp
   }
   yield kind === 'json' ? `${buffer}]` : buffer;
 }
+
+/** A string JSON.stringify would copy between quotes unchanged. */
+// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes.
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+function jsonText(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
+}
+
+/**
+ * JSON.stringify(record), written field by field for a catalog record (the common case of
+ * large answers: no walk of the object's keys, and most strings need no escaping); anything
+ * else, or a record with other fields or another order, goes to JSON.stringify.
+ */
+export function recordJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const r = value as FileRecord;
+  const keys = Object.keys(r);
+  const uploader = keys.length === 12 && keys[11] === 'uploader' && typeof r.uploader === 'string';
+  if (!(keys.length === 11 || uploader) || keys[0] !== 'file_path' || keys[10] !== 'sha256' || typeof r.size !== 'number' || !Number.isFinite(r.size)) {
+    return JSON.stringify(value);
+  }
+  for (let i = 1; i < 10; i++) if (keys[i] !== RECORD_KEYS[i]) return JSON.stringify(value);
+  return (
+    `{"file_path":${jsonText(r.file_path)},"instrument":${jsonText(r.instrument)},"data_level":${jsonText(r.data_level)}` +
+    `,"descriptor":${jsonText(r.descriptor)},"start_date":${jsonText(r.start_date)},"end_date":${jsonText(r.end_date)}` +
+    `,"version":${jsonText(r.version)},"extension":${jsonText(r.extension)},"ingestion_date":${jsonText(r.ingestion_date)}` +
+    `,"size":${r.size},"sha256":${jsonText(r.sha256)}${uploader ? `,"uploader":${jsonText(r.uploader!)}` : ''}}`
+  );
+}
+
+const RECORD_KEYS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'ingestion_date', 'size', 'sha256'];
 
 function csvField(value: unknown): string {
   const text = value === undefined || value === null ? '' : String(value);

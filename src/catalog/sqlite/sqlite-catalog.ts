@@ -3,9 +3,10 @@ import { dirname } from 'node:path';
 import Database, { type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { SQLITE_DIALECT } from '../catalog-dialect.js';
-import { KyselyCatalog } from '../kysely-catalog.js';
+import type { KyselyCatalog } from '../kysely-catalog.js';
 import { migrateToLatest } from '../migrations.js';
 import type { CatalogDatabase } from '../schema.js';
+import { SqliteCatalog } from './sqlite-prepared-reads.js';
 
 /**
  * The embedded catalog: one SQLite file. WAL lets readers run beside the writer;
@@ -22,7 +23,17 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   sqlite.pragma('cache_size = -65536');
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
-  return new KyselyCatalog(db, () => db.destroy(), SQLITE_DIALECT);
+  // The hot reads' own connection (see SqliteCatalog); an in-memory database has only the one.
+  const reader = file === ':memory:' ? sqlite : new Database(file, { readonly: true });
+  if (reader !== sqlite) {
+    reader.pragma('busy_timeout = 5000');
+    reader.pragma('cache_size = -65536');
+  }
+  const close = async () => {
+    if (reader !== sqlite) reader.close();
+    await db.destroy();
+  };
+  return new SqliteCatalog(db, reader, close, SQLITE_DIALECT);
 }
 
 /** Prepared statements kept per SQL text: a query shape is compiled by SQLite once, not per request. */

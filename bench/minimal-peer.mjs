@@ -1,0 +1,105 @@
+// The yardstick of `npm run bench` (issue 15): the least code that does the same work as the
+// service's three endpoints and its local store, with the same answers, on the same catalog and
+// signing secret. Fastify 5 with no plugins, better-sqlite3 prepared statements (one per filter
+// shape), node:crypto HMAC. Usage: node bench/minimal-peer.mjs <SDC_HOME> (prints LISTENING <url>).
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+/* global process, Buffer, console, URL */
+import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
+import { link, mkdir, open, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createServer } from 'node:http';
+import Database from 'better-sqlite3';
+import Fastify from 'fastify';
+
+const home = process.argv[2];
+const secret = Buffer.from(readFileSync(join(home, 'signing-secret'), 'utf8').trim(), 'hex');
+const storeRoot = join(home, 'store');
+const db = new Database(join(home, 'catalog.db'), { readonly: true });
+const INSTRUMENTS = new Set(['ultra-45', 'codice', 'glows', 'hit', 'lo', 'mag', 'swe', 'hi-45', 'idex', 'ultra-90', 'hi-90', 'swapi']);
+const LEVELS = new Set(['l0', 'l1', 'l1a', 'l1b', 'l1c', 'l1d', 'l2']);
+const NAME = /^imap_([a-z0-9-]+)_([a-z0-9]+)_([A-Za-z0-9-]+)_(\d{8})_(\d{8})_(v\d\d-\d\d)\.(cdf|pkts)$/;
+const exists = db.prepare('SELECT 1 FROM files WHERE file_path = ?').pluck();
+const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256';
+const FIELDS = { instrument: 'instrument = ?', data_level: 'data_level = ?', descriptor: 'descriptor = ?', start_date: 'start_date >= ?', end_date: 'start_date <= ?', version: 'version = ?', extension: 'extension = ?' };
+const shapes = new Map();
+let base = '';
+
+/** The stored path of a request path (full or bare name), or undefined when the name is not the mission's. */
+function storedPath(raw) {
+  const slash = raw.lastIndexOf('/');
+  const m = NAME.exec(raw.slice(slash + 1));
+  if (!m || !INSTRUMENTS.has(m[1]) || !LEVELS.has(m[2]) || (m[2] === 'l0') !== (m[7] === 'pkts')) return undefined;
+  const path = `imap/${m[1]}/${m[2]}/${m[4].slice(0, 4)}/${m[4].slice(4, 6)}/${m[0]}`;
+  return slash < 0 || raw === path ? path : undefined;
+}
+function signed(method, path, ttl) {
+  const expires = Math.floor(Date.now() / 1000) + ttl;
+  const signature = createHmac('sha256', secret).update(`${method}\n${path}\n${expires}`).digest('hex');
+  return `${base}/store/${path.split('/').map(encodeURIComponent).join('/')}?expires=${expires}&signature=${signature}`;
+}
+/** The file a signed store address opens, or undefined when its signature is not valid. */
+function verified(url, method) {
+  const u = new URL(url, 'http://peer');
+  const path = decodeURIComponent(u.pathname.slice('/store/'.length));
+  const expires = u.searchParams.get('expires');
+  const expected = createHmac('sha256', secret).update(`${method}\n${path}\n${expires}`).digest('hex');
+  return u.searchParams.get('signature') === expected && Number(expires) * 1000 >= Date.now() ? join(storeRoot, path) : undefined;
+}
+
+/** The store's bytes with node:http alone: PUT to a temporary file with SHA-256, fsync, link; GET with createReadStream. */
+async function store(req, res) {
+  const file = verified(req.url, req.method);
+  if (!file) return res.writeHead(403).end('bad signature');
+  if (req.method === 'GET') {
+    const size = statSync(file, { throwIfNoEntry: false })?.size;
+    if (size === undefined) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size });
+    return createReadStream(file, { highWaterMark: 1 << 20 }).pipe(res);
+  }
+  await mkdir(dirname(file), { recursive: true });
+  const temp = `${file}.${randomBytes(8).toString('hex')}.part`;
+  const hash = createHash('sha256');
+  const out = createWriteStream(temp, { highWaterMark: 1 << 20 });
+  for await (const chunk of req) {
+    hash.update(chunk);
+    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+  }
+  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
+  const handle = await open(temp, 'r');
+  await handle.sync();
+  await handle.close();
+  await link(temp, file);
+  await unlink(temp);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ sha256: hash.digest('hex') }));
+}
+
+const app = Fastify({ serverFactory: (handler) => createServer((req, res) => (req.url.startsWith('/store/') ? store(req, res) : handler(req, res))) });
+app.get('/upload/*', (request, reply) => {
+  const path = storedPath(request.params['*']);
+  if (!path) return reply.code(400).type('text/plain; charset=utf-8').send('bad name');
+  if (exists.get(path) || statSync(join(storeRoot, path), { throwIfNoEntry: false })) return reply.code(409).type('text/plain; charset=utf-8').send('exists');
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(signed('PUT', path, 3600)));
+});
+app.get('/download/*', (request, reply) => {
+  const path = storedPath(request.params['*']);
+  if (!path || !exists.get(path)) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+  const url = signed('GET', path, 86400);
+  return reply.code(302).header('location', url).type('text/html').send(JSON.stringify({ download_url: url }));
+});
+app.get('/query', (request, reply) => {
+  const names = Object.keys(request.query).sort();
+  if (names.some((n) => !(n in FIELDS))) return reply.code(400).type('text/plain; charset=utf-8').send('bad parameter');
+  const shape = names.join(',');
+  let statement = shapes.get(shape);
+  if (!statement) {
+    const where = names.length ? ` WHERE ${names.map((n) => FIELDS[n]).join(' AND ')}` : '';
+    shapes.set(shape, (statement = db.prepare(`SELECT ${COLUMNS} FROM files${where} ORDER BY file_path`)));
+  }
+  let body = '[';
+  for (const row of statement.iterate(names.map((n) => request.query[n]))) body += (body.length > 1 ? ',' : '') + JSON.stringify(row);
+  return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(`${body}]`);
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+base = `http://127.0.0.1:${app.server.address().port}`;
+console.log(`LISTENING ${base}`);
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

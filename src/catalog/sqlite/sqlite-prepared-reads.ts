@@ -1,0 +1,199 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { CatalogDialect } from '../catalog-dialect.js';
+import type { FileRecord } from '../file-record.js';
+import { hashKey, keyIdOf, sameHash, type KeyCheck, type KeyStore } from '../key-store.js';
+import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
+import { KyselyKeyStore } from '../kysely-key-store.js';
+import type { QueryFilter } from '../query-filter.js';
+import { DEFAULT_SORT, type QueryOptions, type QueryPosition, type QuerySort } from '../query-options.js';
+import { RecordPages } from '../record-pages.js';
+import type { CatalogDatabase } from '../schema.js';
+
+/** The columns of a record, in FileRecord's order; rows are read as arrays in this order. */
+const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256, uploader';
+
+type Row = [string, string, string, string, string, string, string, string, string, number, string, string | null];
+
+function toRecord(r: Row): FileRecord {
+  const record = {
+    file_path: r[0],
+    instrument: r[1],
+    data_level: r[2],
+    descriptor: r[3],
+    start_date: r[4],
+    end_date: r[5],
+    version: r[6],
+    extension: r[7],
+    ingestion_date: r[8],
+    size: Number(r[9]),
+    sha256: r[10],
+  };
+  return r[11] ? { ...record, uploader: r[11] } : record;
+}
+
+/**
+ * The WHERE clause of a filter and its parameters. The SQL text depends only on which
+ * conditions are present (the filter's shape), never on values, so one prepared statement
+ * serves every request of a shape. Same conditions as applyFilter in kysely-catalog.ts.
+ */
+function whereOf(filter: QueryFilter, params: unknown[]): string[] {
+  const where: string[] = [];
+  const eq = (column: string, value: string | undefined, op = '=') => {
+    if (value === undefined) return;
+    where.push(`files.${column} ${op} ?`);
+    params.push(value);
+  };
+  eq('file_path', filter.file_path);
+  eq('instrument', filter.instrument);
+  eq('data_level', filter.data_level);
+  eq('descriptor', filter.descriptor);
+  if (filter.overlap) {
+    eq('end_date', filter.start_date, '>=');
+    eq('start_date', filter.end_date, '<=');
+  } else {
+    eq('start_date', filter.start_date, '>=');
+    eq('start_date', filter.end_date, '<=');
+  }
+  if (filter.version === 'latest') {
+    // vXX-YY has fixed width, so text order is numeric order.
+    where.push(
+      'NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument AND newer.data_level = files.data_level' +
+        ' AND newer.descriptor = files.descriptor AND newer.start_date = files.start_date AND newer.version > files.version)',
+    );
+  } else if (filter.version !== '*') {
+    eq('version', filter.version);
+  }
+  eq('extension', filter.extension);
+  eq('ingestion_date', filter.ingestion_start, '>=');
+  eq('ingestion_date', filter.ingestion_end, '<=');
+  return where;
+}
+
+function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]): string {
+  const op = sort.descending ? '<' : '>';
+  if (sort.field === 'file_path') {
+    params.push(after.file_path);
+    return `files.file_path ${op} ?`;
+  }
+  params.push(after.key, after.key, after.file_path);
+  return `(files.${sort.field} ${op} ? OR (files.${sort.field} = ? AND files.file_path ${op} ?))`;
+}
+
+/** Statements kept per SQL text (a shape has one text): bounded, least recently used dropped. */
+const STATEMENTS = 256;
+
+/**
+ * The SQLite catalog's hot reads (record by path, query pages, counts, key checks) as
+ * better-sqlite3 prepared statements, one per filter shape, rows read as arrays: no query
+ * building or compiling per request. Writes, coverage and migrations stay with Kysely.
+ * Reads go through their own connection when the catalog is a file (WAL: they see committed
+ * data only, and never wait behind a write transaction); nothing is cached but statements.
+ */
+export class SqliteCatalog extends KyselyCatalog {
+  private readonly statements = new Map<string, Statement>();
+  private readonly byPath: Statement;
+
+  constructor(
+    db: Kysely<CatalogDatabase>,
+    private readonly reader: Database,
+    onClose: () => Promise<void>,
+    dialect: CatalogDialect,
+  ) {
+    super(db, onClose, dialect);
+    this.byPath = reader.prepare(`SELECT ${COLUMNS} FROM files WHERE file_path = ?`).raw();
+  }
+
+  private statement(source: string): Statement {
+    let statement = this.statements.get(source);
+    if (statement) {
+      this.statements.delete(source);
+    } else {
+      statement = this.reader.prepare(source);
+      if (this.statements.size >= STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
+    }
+    this.statements.set(source, statement);
+    return statement;
+  }
+
+  override async get(filePath: string): Promise<FileRecord | undefined> {
+    const row = this.byPath.get(filePath) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  override async count(filter: QueryFilter): Promise<number> {
+    const params: unknown[] = [];
+    const where = whereOf(filter, params);
+    const source = `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    return Number(this.statement(source).pluck().get(...params));
+  }
+
+  /** Keyset pages (as the shared catalog), each page one call of a prepared statement. */
+  override query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
+    const sort = options.sort ?? DEFAULT_SORT;
+    const limit = options.limit ?? Infinity;
+    const page = (after: QueryPosition | undefined, size: number): FileRecord[] => {
+      const params: unknown[] = [];
+      const where = whereOf(filter, params);
+      if (after) where.push(afterOf(sort, after, params));
+      const direction = sort.descending ? 'DESC' : 'ASC';
+      const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
+      const source = `SELECT ${COLUMNS} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
+      params.push(size);
+      return (this.statement(source).raw().all(...params) as Row[]).map(toRecord);
+    };
+    return new RecordPages(async function* () {
+      let after = options.after;
+      let remaining = limit;
+      while (remaining > 0) {
+        const size = Math.min(QUERY_PAGE_SIZE, remaining);
+        const records = page(after, size);
+        if (records.length > 0) yield records;
+        if (records.length < size) return;
+        remaining -= records.length;
+        const last = records[records.length - 1]!;
+        after = { key: last[sort.field], file_path: last.file_path };
+      }
+    });
+  }
+
+  /** Every file_path in keyset pages (reconcile), no record built. */
+  override async *paths(): AsyncIterable<string> {
+    const first = this.reader.prepare('SELECT file_path FROM files ORDER BY file_path LIMIT ?').pluck();
+    const next = this.reader.prepare('SELECT file_path FROM files WHERE file_path > ? ORDER BY file_path LIMIT ?').pluck();
+    let page = first.all(QUERY_PAGE_SIZE) as string[];
+    while (page.length > 0) {
+      yield* page;
+      if (page.length < QUERY_PAGE_SIZE) return;
+      page = next.all(page[page.length - 1], QUERY_PAGE_SIZE) as string[];
+    }
+  }
+
+  override keys(): KeyStore {
+    return new SqliteKeyStore(this.db, this.reader);
+  }
+}
+
+/** Key checks with prepared statements; every check reads the database (a revoked key is refused at once). */
+class SqliteKeyStore extends KyselyKeyStore {
+  private readonly byId: Statement;
+  private readonly any: Statement;
+
+  constructor(db: Kysely<CatalogDatabase>, reader: Database) {
+    super(db);
+    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?');
+    this.any = reader.prepare('SELECT 1 FROM api_keys LIMIT 1').pluck();
+  }
+
+  override async check(presented: string): Promise<KeyCheck> {
+    const keyId = keyIdOf(presented);
+    if (keyId === undefined) return { kind: 'invalid' };
+    const row = this.byId.get(keyId) as { name: string; key_hash: string; revoked_at: string | null } | undefined;
+    if (!row || !sameHash(hashKey(presented), row.key_hash)) return { kind: 'invalid' };
+    return row.revoked_at ? { kind: 'revoked', name: row.name, revokedAt: row.revoked_at } : { kind: 'valid', name: row.name };
+  }
+
+  override async anyExist(): Promise<boolean> {
+    return this.any.get() !== undefined;
+  }
+}

@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syntheticRecords, type FileRecord, type QueryFilter, type QueryOptions } from '../../src/catalog/index.js';
+import { KyselyCatalog } from '../../src/catalog/kysely-catalog.js';
+import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.js';
+import { IMAP_MISSION } from '../../src/mission/mission-config.js';
+
+/**
+ * The SQLite catalog's prepared reads (sqlite-prepared-reads.ts) answer exactly as the shared
+ * Kysely queries they replace, filter shape by filter shape, on the same database.
+ */
+describe('SQLite prepared reads = the Kysely queries', () => {
+  let dir: string;
+  let catalog: KyselyCatalog;
+  const collect = async (records: AsyncIterable<FileRecord>) => {
+    const out: FileRecord[] = [];
+    for await (const r of records) out.push(r);
+    return out;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sdc-prepared-'));
+    catalog = await openSqliteCatalog(join(dir, 'catalog.db'));
+    const records = [...syntheticRecords(IMAP_MISSION, 6000)];
+    records[7] = { ...records[7]!, uploader: 'swe-pipeline' };
+    await catalog.insertMany(records);
+  });
+  afterAll(async () => {
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const filters: QueryFilter[] = [
+    {},
+    { instrument: 'swe' },
+    { instrument: 'swe', data_level: 'l1a', start_date: '20200110', end_date: '20200301' },
+    { start_date: '20200110', end_date: '20200120', overlap: true },
+    { end_date: '20200105', overlap: true },
+    { descriptor: 'burst' },
+    { version: 'latest' },
+    { version: 'latest', instrument: 'mag' },
+    { version: 'v00-01' },
+    { version: '*', extension: 'pkts' },
+    { ingestion_start: '2025-01-01T00:30:00.000Z', ingestion_end: '2025-01-01T01:00:00.000Z' },
+    { file_path: 'imap/swe/l1a/2020/01/nothing.cdf' },
+  ];
+  const options: QueryOptions[] = [
+    {},
+    { limit: 3 },
+    { limit: 1500 },
+    { sort: { field: 'start_date', descending: true }, limit: 40 },
+    { sort: { field: 'ingestion_date', descending: false } },
+    { sort: { field: 'file_path', descending: true }, after: { key: 'imap/mag', file_path: 'imap/mag' } },
+    { sort: { field: 'start_date', descending: false }, after: { key: '20200115', file_path: 'imap/swe' }, limit: 2500 },
+  ];
+
+  it('gives the same records, in the same order, and the same counts', async () => {
+    for (const filter of filters) {
+      expect(await catalog.count(filter)).toBe(await KyselyCatalog.prototype.count.call(catalog, filter));
+      for (const option of options) {
+        const prepared = await collect(catalog.query(filter, option));
+        const kysely = await collect(KyselyCatalog.prototype.query.call(catalog, filter, option));
+        expect(prepared, JSON.stringify({ filter, option })).toEqual(kysely);
+      }
+    }
+    const first = (await collect(catalog.query({}, { limit: 10 })))[7]!;
+    expect(await catalog.get(first.file_path)).toEqual(await KyselyCatalog.prototype.get.call(catalog, first.file_path));
+    expect(await catalog.get('imap/none')).toBeUndefined();
+    const paths: string[] = [];
+    for await (const path of catalog.paths()) paths.push(path);
+    const kyselyPaths: string[] = [];
+    for await (const path of KyselyCatalog.prototype.paths.call(catalog)) kyselyPaths.push(path);
+    expect(paths).toEqual(kyselyPaths);
+    expect(paths.length).toBe(6000);
+  });
+
+  it('sees a write at once, and a revoked key is refused at once', async () => {
+    const [record] = [...syntheticRecords(IMAP_MISSION, 1, 999_999)];
+    expect(await catalog.get(record!.file_path)).toBeUndefined();
+    await catalog.insert(record!);
+    expect(await catalog.get(record!.file_path)).toEqual(record);
+    const keys = catalog.keys();
+    const { key } = await keys.create('k1');
+    expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'k1' });
+    await keys.revoke('k1');
+    expect((await keys.check(key)).kind).toBe('revoked');
+    expect(await keys.check(`${key.slice(0, -1)}x`)).toEqual({ kind: 'invalid' });
+    expect(await keys.anyExist()).toBe(true);
+  });
+});
