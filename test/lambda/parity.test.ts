@@ -5,7 +5,7 @@ import { makeApiHandler, lambdaAppFromEnvironment, type ApiEvent } from '../../s
 import { FEED_NOT_SERVED } from '../../src/lambda/feed-not-served.js';
 import { ingest } from '../../src/service/index.js';
 import { S3ObjectStore } from '../../src/store/index.js';
-import { HAVE_DATABASE, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
+import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { fixture } from './lambda-events.js';
 
@@ -73,7 +73,7 @@ function onLambda(view: ReturnType<typeof normalise>): ReturnType<typeof normali
   return view;
 }
 
-describe.skipIf(!HAVE_DATABASE)(`Lambda carrier and sdc serve answer alike (${PRODUCTION_BACKENDS_LABEL})`, () => {
+describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer alike (${PRODUCTION_BACKENDS_LABEL})`, () => {
   let backends: ProductionBackends;
   let server: TestServer;
   let lambda: (event: ApiEvent) => Promise<APIGatewayProxyResult>;
@@ -90,7 +90,7 @@ describe.skipIf(!HAVE_DATABASE)(`Lambda carrier and sdc serve answer alike (${PR
     // One file in the archive, stored straight into the bucket and indexed as the ingest function does.
     const store = server.ctx.store as S3ObjectStore;
     for (const path of [STORED, OTHER]) {
-      await store.client.send(new PutObjectCommand({ Bucket: backends.s3.bucket, Key: path, Body: `bytes of ${path}` }));
+      await store.client.send(new PutObjectCommand({ Bucket: backends.bucket, Key: path, Body: `bytes of ${path}` }));
       await ingest(server.ctx, path);
     }
   });

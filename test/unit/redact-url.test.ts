@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { redactUrl } from '../../../src/http/redact.js';
+import { redactUrl } from '../../src/redact-url.js';
 
 it('masks the events token in a logged URL, as it masks signatures', () => {
   expect(redactUrl('/events/s3?token=s3cret&x=1')).toBe('/events/s3?token=[redacted]&x=1');
