@@ -7,6 +7,7 @@
 # Env:   RGW_DIR (required; wiped first), RGW_PORT (S3 endpoint 127.0.0.1:RGW_PORT),
 #        MON_PORT (the monitor; the OSD binds MON_PORT+1 .. MON_PORT+49),
 #        S3_ACCESS_KEY, S3_SECRET_KEY (keys of the S3 user "tester")
+#        RGW_OWNER_PID (optional): stop the cluster once this process is gone, however it ended
 # Prints one line when ready: "ready <ms>". Stop with scripts/rgw-stop.sh (same RGW_DIR).
 set -euo pipefail
 : "${RGW_DIR:?RGW_DIR must name a directory to run in}" "${RGW_PORT:?}" "${MON_PORT:?}" "${S3_ACCESS_KEY:?}" "${S3_SECRET_KEY:?}"
@@ -114,5 +115,12 @@ until_ok 30 "radosgw" rgw_up
 
 radosgw-admin user create --uid=tester --display-name=tester \
   --access-key="$S3_ACCESS_KEY" --secret-key="$S3_SECRET_KEY" >"$DIR/log/user.json"
+if [ -n "${RGW_OWNER_PID:-}" ]; then
+  # A watcher, detached like the daemons: when the owner (a test worker) dies without
+  # stopping the cluster, it does so. rgw-stop.sh ends the watcher on a normal stop.
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -d "$2/run" ]; do sleep 1; done; RGW_DIR=$2 exec "$3/rgw-stop.sh"' \
+    rgw-watch "$RGW_OWNER_PID" "$DIR" "$HERE" </dev/null >/dev/null 2>&1 &
+  echo $! >"$DIR/run/watcher.pid"
+fi
 trap - ERR
 echo "ready $(elapsed_ms)"

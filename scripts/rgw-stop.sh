@@ -16,4 +16,8 @@ stop() {
 stop client.rgw.a
 stop osd.0
 stop mon.a
+# The owner watcher (rgw-start.sh with RGW_OWNER_PID), unless it is the one stopping.
+if [ -f "$RGW_DIR/run/watcher.pid" ] && [ "$(cat "$RGW_DIR/run/watcher.pid")" != "$$" ]; then
+  kill "$(cat "$RGW_DIR/run/watcher.pid")" 2>/dev/null
+fi
 rm -rf "$RGW_DIR"

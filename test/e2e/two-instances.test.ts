@@ -51,7 +51,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(PRODUCTION_BACKENDS_LABEL, () => {
       // RGW answers the PUT once instance A has taken its notification.
       expect((await putBytes(address, bytes)).status).toBe(200);
 
-      const records = (await (await fetch(`${b.url}/query?instrument=hit&start_date=20240210`)).json()) as unknown[];
+      const records = (await (await fetch(`${b.url}/query?instrument=hit&start_date=20240210&end_date=20240210`)).json()) as unknown[];
       expect(records).toMatchObject([{ file_path: pathOf(name), size: bytes.length, sha256: sha256(bytes) }]);
       const got = await fetch(`${b.url}/download/${name}`);
       expect(got.status).toBe(200);

@@ -57,7 +57,8 @@ function freePort(): Promise<number> {
  * A throw-away one-node Ceph cluster with its RADOS Gateway (real S3: SigV4 signatures,
  * presigned expiry, If-None-Match, bucket notifications) on a free loopback port, in a
  * temporary folder, started by scripts/rgw-start.sh and stopped by scripts/rgw-stop.sh.
- * One per test file: about 1.2-2 s to start and ~115 MB while it runs. The S3 store reads
+ * One per test file: about 1.2-2 s to start and ~115 MB while it runs; should the test
+ * process die without stopping it, a watcher stops it within a second. The S3 store reads
  * its keys from the SDK's default chain, so this sets AWS_ACCESS_KEY_ID/SECRET in the
  * test process (every gateway has the same test user).
  */
@@ -70,7 +71,7 @@ export async function startRgw(): Promise<RgwServer> {
     const dir = await mkdtemp(join(tmpdir(), 'sdc-rgw-'));
     const port = await freePort();
     const monPort = 20_000 + 50 * Math.floor(Math.random() * 800);
-    const env = { ...process.env, RGW_DIR: dir, RGW_PORT: String(port), MON_PORT: String(monPort), S3_ACCESS_KEY: RGW_ACCESS_KEY, S3_SECRET_KEY: RGW_SECRET_KEY };
+    const env = { ...process.env, RGW_DIR: dir, RGW_PORT: String(port), MON_PORT: String(monPort), RGW_OWNER_PID: String(process.pid), S3_ACCESS_KEY: RGW_ACCESS_KEY, S3_SECRET_KEY: RGW_SECRET_KEY };
     try {
       const { stdout } = await run(join(SCRIPTS, 'rgw-start.sh'), { env, timeout: 120_000 });
       const startMs = Number(/ready (\d+)/.exec(stdout)?.[1] ?? NaN);
