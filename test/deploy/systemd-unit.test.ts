@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { SERVER_SETTINGS } from '../../src/config.js';
 
 const run = promisify(execFile);
-const UNIT = new URL('../../deploy/systemd/sdc.service', import.meta.url);
+const UNITS = ['sdc.service', 'sdc-reconcile.service', 'sdc-reconcile.timer'] as const;
+const unitUrl = (name: string) => new URL(`../../deploy/systemd/${name}`, import.meta.url);
+const UNIT = unitUrl('sdc.service');
 
 async function which(command: string): Promise<string | undefined> {
   try {
@@ -21,18 +23,21 @@ const analyze = await which('systemd-analyze');
 const SKIP = 'systemd-analyze is not installed on this machine: the unit file was not checked (install systemd to check it)';
 
 /**
- * The shipped unit, with ExecStart's /usr/bin/node pointed at this machine's node:
+ * The shipped units, with ExecStart's /usr/bin/node pointed at this machine's node:
  * `systemd-analyze verify` refuses a unit whose program does not exist.
  */
-async function unitHere(): Promise<{ dir: string; file: string; text: string }> {
-  const text = (await readFile(UNIT, 'utf8')).replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `);
+async function unitsHere(): Promise<{ dir: string; files: string[]; file: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'sdc-unit-'));
-  const file = join(dir, 'sdc.service');
-  await writeFile(file, text);
-  return { dir, file, text };
+  const files: string[] = [];
+  for (const name of UNITS) {
+    const text = (await readFile(unitUrl(name), 'utf8')).replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `);
+    files.push(join(dir, name));
+    await writeFile(files.at(-1)!, text);
+  }
+  return { dir, files, file: files[0]! };
 }
 
-describe('systemd unit of sdc serve (deploy/systemd/sdc.service)', () => {
+describe('systemd units of sdc serve and the hourly reconcile (deploy/systemd)', () => {
   it('sets the hardening options and the variables sdc serve reads', async () => {
     const text = await readFile(UNIT, 'utf8');
     for (const option of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/sdc', 'PrivateTmp=yes', 'ProtectHome=yes', 'CapabilityBoundingSet=', 'SystemCallFilter=@system-service']) {
@@ -44,9 +49,9 @@ describe('systemd unit of sdc serve (deploy/systemd/sdc.service)', () => {
   });
 
   it.skipIf(!analyze)(`passes systemd-analyze verify without a warning${analyze ? '' : ` (${SKIP})`}`, async () => {
-    const { dir, file } = await unitHere();
+    const { dir, files, file } = await unitsHere();
     try {
-      const { stdout, stderr } = await run(analyze!, ['verify', file]);
+      const { stdout, stderr } = await run(analyze!, ['verify', ...files]);
       // verify exits 0 even for an option it ignores: any line it prints is a finding.
       expect(`${stdout}${stderr}`.trim()).toBe('');
       // And it does find one when there is one.
@@ -60,11 +65,13 @@ describe('systemd unit of sdc serve (deploy/systemd/sdc.service)', () => {
   });
 
   it.skipIf(!analyze)(`is rated OK (exposure at most 2 of 10) by systemd-analyze security${analyze ? '' : ` (${SKIP})`}`, async () => {
-    const { dir, file } = await unitHere();
+    const { dir, files } = await unitsHere();
     try {
-      const { stdout } = await run(analyze!, ['security', '--offline=yes', file]);
-      const exposure = Number(/Overall exposure level for sdc\.service: ([\d.]+)/.exec(stdout)?.[1]);
-      expect(exposure).toBeLessThanOrEqual(2);
+      for (const file of files.filter((f) => f.endsWith('.service'))) {
+        const { stdout } = await run(analyze!, ['security', '--offline=yes', file]);
+        const exposure = Number(/Overall exposure level for [\w-]+\.service: ([\d.]+)/.exec(stdout)?.[1]);
+        expect(exposure, file).toBeLessThanOrEqual(2);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
