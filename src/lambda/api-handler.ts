@@ -16,6 +16,10 @@ function isV2(event: ApiEvent): event is APIGatewayProxyEventV2 {
 
 const TEXT = 'text/plain; charset=utf-8';
 
+/** The answer while the container cannot build its app: a setting is wrong, or the catalog or store is out of reach. */
+export const NOT_STARTED =
+  'The service could not start: its catalog or store did not answer, or a setting is wrong (the function\'s log says which). Retry in a few seconds.';
+
 function textAnswer(statusCode: number, message: string, extra: Record<string, string> = {}): WholeAnswer {
   return { statusCode, headers: { 'content-type': TEXT, ...extra }, body: Buffer.from(message) };
 }
@@ -28,7 +32,7 @@ const SAFETY_MS = 1500;
  * `inject` into the server's own Fastify app -> the proxy result. Every route, key check
  * and message is the server's; this adapter only translates. What would otherwise end in
  * API Gateway's bare 502 or 504 is answered in words: a backend that cannot be reached
- * (503), an answer over the 6 MB a Lambda answer can carry (400, asking for pages), a
+ * (503, and the next request tries again), an answer over the 6 MB a Lambda answer can carry (400, asking for pages), a
  * request about to run out of the function's time (503).
  */
 export function makeApiHandler(app: () => Promise<FastifyInstance>) {
@@ -41,7 +45,7 @@ export function makeApiHandler(app: () => Promise<FastifyInstance>) {
       instance = await app();
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', msg: 'service could not start', err: String(err), requestId: event.requestContext.requestId }));
-      answer = textAnswer(503, 'The service could not reach its catalog or store just now. Retry in a few seconds.', { 'retry-after': '5' });
+      answer = textAnswer(503, NOT_STARTED, { 'retry-after': '5' });
     }
     if (instance) {
       const remaining = context?.getRemainingTimeInMillis?.();

@@ -14,6 +14,7 @@ import { DEFAULT_SETTINGS, settingsFromContext, type DeploySettings } from '../.
 import { loadServerConfig, SERVER_SETTINGS } from '../../src/config.js';
 import { IMAP_MISSION, loadMissionConfig } from '../../src/mission/index.js';
 import { parseS3Url } from '../../src/store/index.js';
+import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 
 const run = promisify(execFile);
 
@@ -71,6 +72,47 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
     expect(existsSync(join(bundleDir, 'web', 'dist', 'index.html'))).toBe(true);
     expect(existsSync(join(bundleDir, 'dist', 'static', 'index.html'))).toBe(true);
   });
+
+  it.skipIf(!TEST_DATABASE_URL)(`runs from the bundle as Lambda loads it: API, portal, /docs page, OpenAPI${TEST_DATABASE_URL ? '' : ` (${NO_DATABASE})`}`, async () => {
+    const schema = testSchema();
+    // A fresh node process importing the bundled handler, as the Lambda runtime does; S3 is not called by these routes.
+    const script = `
+      const { handler } = await import(${JSON.stringify(join(bundleDir, LAMBDA_HANDLERS.api.replace(/\.handler$/, '.mjs')))});
+      const out = {};
+      for (const path of ['/version', '/', '/assets/portal.js', '/docs', '/docs/static/favicon-32x32.png', '/openapi.json', '/events', '/query']) {
+        const r = await handler({ version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: path === '/query' ? 'instrument=swe' : '',
+          headers: { host: 'api.example.org', 'x-forwarded-proto': 'https' },
+          requestContext: { domainName: 'api.example.org', stage: '$default', requestId: 'r', http: { method: 'GET', path, sourceIp: '198.51.100.7' } },
+          isBase64Encoded: false }, { getRemainingTimeInMillis: () => 29000 });
+        out[path] = { status: r.statusCode, type: r.headers['content-type'], base64: r.isBase64Encoded, body: r.body.slice(0, 80) };
+      }
+      process.stdout.write(JSON.stringify(out));
+      process.exit(0);`;
+    try {
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: tmpdir(),
+        env: {
+          PATH: process.env.PATH,
+          [SERVER_SETTINGS.store]: 's3://bundle-test?region=us-east-1&endpoint=http://127.0.0.1:9&forcePathStyle=true',
+          [SERVER_SETTINGS.catalog]: schema.url,
+          [SERVER_SETTINGS.logLevel]: 'silent',
+          AWS_ACCESS_KEY_ID: 'x',
+          AWS_SECRET_ACCESS_KEY: 'x',
+        },
+      });
+      const answers = JSON.parse(stdout) as Record<string, { status: number; type: string; base64: boolean; body: string }>;
+      expect(answers['/version']).toMatchObject({ status: 200, body: '{"name":"sdc-data-access","version":"0.1.0"}' });
+      expect(answers['/']).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });
+      expect(answers['/assets/portal.js']).toMatchObject({ status: 200, type: 'application/javascript; charset=utf-8' });
+      expect(answers['/docs']).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });
+      expect(answers['/docs/static/favicon-32x32.png']).toMatchObject({ status: 200, type: 'image/png', base64: true });
+      expect(answers['/openapi.json']).toMatchObject({ status: 200, body: expect.stringMatching(/^\{"openapi":"3\.1\.0"/) });
+      expect(answers['/events']).toMatchObject({ status: 404, body: expect.stringMatching(/^The live feed \(GET \/events\) is not served/) });
+      expect(answers['/query']).toMatchObject({ status: 200, body: '[]' });
+    } finally {
+      await schema.drop();
+    }
+  }, 60_000);
 
   it('keeps the archive private, encrypted, versioned, and clears abandoned uploads', () => {
     template.resourceCountIs('AWS::S3::Bucket', 1);

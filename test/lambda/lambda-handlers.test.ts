@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.js';
 import { buildApp } from '../../src/http/app.js';
 import { loadServerConfig } from '../../src/config.js';
-import { makeApiHandler, type ApiEvent } from '../../src/lambda/api-handler.js';
+import { makeApiHandler, NOT_STARTED, type ApiEvent } from '../../src/lambda/api-handler.js';
 import { buildLambdaApp } from '../../src/lambda/lambda-app.js';
 import { cachedContext } from '../../src/lambda/lambda-context.js';
 import { makeIngestHandler } from '../../src/lambda/s3-ingest-handler.js';
@@ -170,6 +170,24 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
     expect(await keys({ revoke: 'swe-pipeline' })).toEqual({ revoked: 'swe-pipeline', result: 'revoked' });
     expect(await keys({ create: 'bad name!' })).toMatchObject({ error: expect.any(String) });
     expect(await keys({} as never)).toMatchObject({ error: expect.stringContaining('Expected') });
+  });
+
+  it('answers 503 in words, never a bare 502 or 504, when the container cannot start or a request outruns the function', async () => {
+    const broken = makeApiHandler(() => Promise.reject(new Error('SDC_CATALOG names no database')));
+    const refused = (await broken(v2Event('/query'))) as APIGatewayProxyResult;
+    expect(refused).toMatchObject({ statusCode: 503, headers: { 'retry-after': '5' }, body: NOT_STARTED });
+
+    // A real Fastify app with a route that never answers, and a function with 2 s left.
+    const stuck = Fastify();
+    stuck.get('/query', () => new Promise(() => {}));
+    await stuck.ready();
+    const slow = makeApiHandler(() => Promise.resolve(stuck));
+    const started = Date.now();
+    const late = (await slow(v2Event('/query'), { getRemainingTimeInMillis: () => 2000, awsRequestId: 'r' })) as APIGatewayProxyResult;
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(late.statusCode).toBe(503);
+    expect(late.body).toMatch(/ran out of the time .* a page at a time/);
+    await stuck.close();
   });
 
   it('refuses, with a 400 that says how to page it, a query too large for one Lambda answer', async () => {

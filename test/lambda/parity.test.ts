@@ -7,6 +7,7 @@ import { ingest } from '../../src/service/index.js';
 import { S3ObjectStore } from '../../src/store/index.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import type { ServerSettings } from '../../src/config.js';
 import { fixture } from './lambda-events.js';
 
 /**
@@ -73,7 +74,11 @@ function onLambda(view: ReturnType<typeof normalise>): ReturnType<typeof normali
   return view;
 }
 
-describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer alike (${PRODUCTION_BACKENDS_LABEL})`, () => {
+/**
+ * `sdc serve` on loopback and the Lambda handler (from the environment, as Lambda builds it),
+ * on one S3 bucket and PostgreSQL schema, started before the tests of the calling describe.
+ */
+function parityRig(settings: ServerSettings = {}, env: Record<string, string> = {}) {
   let backends: ProductionBackends;
   let server: TestServer;
   let lambda: (event: ApiEvent) => Promise<APIGatewayProxyResult>;
@@ -82,9 +87,8 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
 
   beforeAll(async () => {
     backends = await startProductionBackends();
-    server = await startTestServer(backends.settings);
-    const env = { SDC_STORE: backends.settings.store, SDC_CATALOG: backends.settings.catalog, SDC_LOG_LEVEL: 'silent' };
-    lambdaApp = lambdaAppFromEnvironment(env);
+    server = await startTestServer({ ...backends.settings, ...settings });
+    lambdaApp = lambdaAppFromEnvironment({ SDC_STORE: backends.settings.store, SDC_CATALOG: backends.settings.catalog, SDC_LOG_LEVEL: 'silent', ...env });
     const handle = makeApiHandler(lambdaApp);
     lambda = (event) => handle(event) as Promise<APIGatewayProxyResult>;
     // One file in the archive, stored straight into the bucket and indexed as the ingest function does.
@@ -188,10 +192,24 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
     }
   }
 
-  const both = (method: string, url: string, extra: Omit<Case, 'method' | 'url'> = {}): Case[] => [
-    { method, url, ...extra },
-    { method: 'HEAD', url, ...extra },
-  ];
+  return {
+    hit,
+    server: () => server,
+    v1,
+    v2,
+    viaLambda,
+    expectParity,
+  };
+}
+
+const both = (method: string, url: string, extra: Omit<Case, 'method' | 'url'> = {}): Case[] => [
+  { method, url, ...extra },
+  { method: 'HEAD', url, ...extra },
+];
+
+describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer alike (${PRODUCTION_BACKENDS_LABEL})`, () => {
+  const { hit, server, v1, v2, viaLambda, expectParity } = parityRig();
+
 
   it('answers every operation of the API alike, good and bad input, GET and HEAD', async () => {
     await expectParity([
@@ -280,7 +298,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
   });
 
   it('asks for keys alike once one exists: 401 without, 403 for a wrong or revoked one, the answer with a good one', async () => {
-    const keys = server.ctx.catalog.keys();
+    const keys = server().ctx.catalog.keys();
     const { key } = await keys.create('swe-pipeline');
     const { key: old } = await keys.create('old-pipeline');
     await keys.revoke('old-pipeline');
@@ -308,14 +326,14 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
     }
     expect((await viaLambda(v2({ method: 'HEAD', url: '/events' }))).status).toBe(404);
     // The server's feed is there, and its description says so; the Lambda's description leaves it out.
-    const head = await fetch(`${server.url}/events`, { method: 'HEAD' });
+    const head = await fetch(`${server().url}/events`, { method: 'HEAD' });
     expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     hit.add('GET /events').add('HEAD /events');
   });
 
   it('covers every route of the route table', () => {
     const exempt = new Set(['OPTIONS *']);
-    const patterns = new Set(server.app.accessTable().map((e) => `${e.method} ${e.url}`));
+    const patterns = new Set(server().app.accessTable().map((e) => `${e.method} ${e.url}`));
     const matches = (pattern: string) => {
       const [method, url] = pattern.split(' ') as [string, string];
       return [...hit].some((h) => {
@@ -326,5 +344,30 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
     };
     const missed = [...patterns].filter((p) => !exempt.has(p) && !matches(p));
     expect(missed).toEqual([]);
+  });
+});
+
+describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer alike with SDC_READ_NEEDS_KEY=true (${PRODUCTION_BACKENDS_LABEL})`, () => {
+  const { server, expectParity } = parityRig({ readNeedsKey: 'true' }, { SDC_READ_NEEDS_KEY: 'true' });
+
+  it('asks for a key to query, download, see coverage and open the feed, alike; public routes stay open', async () => {
+    const { key } = await server().ctx.catalog.keys().create('reader');
+    const withKey = { headers: { 'X-API-Key': key } };
+    await expectParity([
+      ...both('GET', '/query?instrument=swe'),
+      ...both('GET', '/query?instrument=swe', withKey),
+      ...both('GET', '/query?instrument=swe', { headers: { Authorization: 'Bearer sdc_wrong' } }),
+      ...both('GET', `/download/${STORED_NAME}`),
+      ...both('GET', `/download/${STORED_NAME}`, withKey),
+      ...both('GET', '/v0/query?instrument=swe'),
+      ...both('GET', '/v0/query?instrument=swe', withKey),
+      ...both('GET', '/coverage?instrument=swe'),
+      ...both('GET', '/coverage?instrument=swe', withKey),
+      // Refused before the feed would open: the same 401 on both carriers.
+      ...both('GET', '/events'),
+      ...both('GET', '/metrics', { compare: 'status' }),
+      ...both('GET', '/healthz'),
+      ...both('GET', '/openapi.json'),
+    ]);
   });
 });
