@@ -3,8 +3,11 @@ import { openCatalog, syntheticRecords, type FileRecord } from '../catalog/index
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { loadMissionConfig } from '../mission/index.js';
 
-/** Records per transaction: large enough to amortise commits, small enough to stay flat. */
-const SEED_BATCH = 10_000;
+/**
+ * Records per transaction: large enough to amortise commits (and, on SQLite, for the first
+ * batch into an empty catalog to build its indexes after the load), small enough to stay flat.
+ */
+const SEED_BATCH = 100_000;
 
 interface SeedFlags extends ServerSettings {
   count: string;

@@ -80,6 +80,12 @@ function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]): stri
   return `(files.${sort.field} ${op} ? OR (files.${sort.field} = ? AND files.file_path ${op} ?))`;
 }
 
+/** Rows per multi-row INSERT of a bulk load (12 parameters each, far under SQLite's limit). */
+const BULK_ROWS = 100;
+
+/** Smallest bulk load that rebuilds the secondary indexes instead of updating them row by row. */
+const REBUILD_AT = 20_000;
+
 /** Statements kept per SQL text (a shape has one text): bounded, least recently used dropped. */
 const STATEMENTS = 256;
 
@@ -99,20 +105,67 @@ export class SqliteCatalog extends KyselyCatalog {
     private readonly reader: Database,
     onClose: () => Promise<void>,
     dialect: CatalogDialect,
+    /** The connection Kysely writes through: bulk inserts use it directly (insertMany). */
+    private readonly writer?: Database,
   ) {
     super(db, onClose, dialect);
     this.byPath = reader.prepare(`SELECT ${COLUMNS} FROM files WHERE file_path = ?`).raw();
   }
 
-  private statement(source: string): Statement {
-    let statement = this.statements.get(source);
+  /**
+   * Many records in one synchronous transaction of prepared multi-row INSERTs, sorted by
+   * file_path so that the primary key's B-tree is filled in order; same answer as the shared
+   * insertMany (existing paths are left alone, the count of new ones returned). While Kysely
+   * holds a transaction open on the connection (between its awaits), this defers to Kysely's
+   * own insertMany, which waits its turn, so the two never mix.
+   */
+  override async insertMany(records: readonly FileRecord[]): Promise<number> {
+    const writer = this.writer;
+    if (!writer || writer.inTransaction) return super.insertMany(records);
+    if (records.length === 0) return 0;
+    const sorted = [...records].sort((a, b) => (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0));
+    const many = this.insertStatement(writer, BULK_ROWS);
+    const one = this.insertStatement(writer, 1);
+    const values = (r: FileRecord) => [
+      r.file_path, r.instrument, r.data_level, r.descriptor, r.start_date, r.end_date, r.version, r.extension, r.ingestion_date, r.size, r.sha256, r.uploader ?? null,
+    ];
+    return writer.transaction(() => {
+      // A load larger than what is there already: drop the secondary indexes, fill the table,
+      // build them again in one pass each (far cheaper than as many random inserts), all in
+      // this transaction, so readers see the old table, indexes included, until it commits.
+      const rebuild = sorted.length >= REBUILD_AT && sorted.length > Number(writer.prepare('SELECT count(*) FROM files').pluck().get());
+      const indexes = rebuild
+        ? (writer.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL").all() as { name: string; sql: string }[])
+        : [];
+      for (const index of indexes) writer.exec(`DROP INDEX "${index.name.replace(/"/g, '""')}"`);
+      let inserted = 0;
+      let i = 0;
+      for (; i + BULK_ROWS <= sorted.length; i += BULK_ROWS) {
+        const params: unknown[] = [];
+        for (let j = i; j < i + BULK_ROWS; j++) params.push(...values(sorted[j]!));
+        inserted += many.run(params).changes;
+      }
+      for (; i < sorted.length; i++) inserted += one.run(values(sorted[i]!)).changes;
+      for (const index of indexes) writer.exec(index.sql);
+      return inserted;
+    })();
+  }
+
+  private insertStatement(writer: Database, rows: number): Statement {
+    const row = `(${new Array(12).fill('?').join(',')})`;
+    return this.statement(`INSERT INTO files (${COLUMNS}) VALUES ${new Array(rows).fill(row).join(',')} ON CONFLICT DO NOTHING`, writer);
+  }
+
+  private statement(source: string, on: Database = this.reader): Statement {
+    const key = on === this.reader ? source : `writer:${source}`;
+    let statement = this.statements.get(key);
     if (statement) {
-      this.statements.delete(source);
+      this.statements.delete(key);
     } else {
-      statement = this.reader.prepare(source);
+      statement = on.prepare(source);
       if (this.statements.size >= STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
     }
-    this.statements.set(source, statement);
+    this.statements.set(key, statement);
     return statement;
   }
 
