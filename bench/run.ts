@@ -43,7 +43,7 @@ if (only.has('catalog')) {
   add('Catalog at scale: SQLite', await benchCatalog('SQLite', undefined, n));
   add('Catalog at scale: PostgreSQL', pgUrl ? await benchCatalog('PostgreSQL', pgUrl, n) : 'not measured: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to an empty database.');
 }
-if (only.has('large')) add('Large answers', await benchLargeAnswer(n));
+if (only.has('large')) add('Large answers', await benchLargeAnswer(n, values.before));
 if (only.has('bytes')) add('Bytes through the local store', await benchBytes(values.quick ? 1 / 16 : Number(values.gib), process.env.BENCH_DIR ?? tmpdir()));
 
 mkdirSync(join(values.out, '..'), { recursive: true });

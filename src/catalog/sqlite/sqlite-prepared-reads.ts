@@ -13,6 +13,13 @@ import type { CatalogDatabase } from '../schema.js';
 /** The columns of a record, in FileRecord's order; rows are read as arrays in this order. */
 const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256, uploader';
 
+/**
+ * A row as the JSON text JSON.stringify gives its record: fields in FileRecord's order, size a
+ * number, uploader only when there is one.
+ */
+const JSON_FIELDS = "'file_path', file_path, 'instrument', instrument, 'data_level', data_level, 'descriptor', descriptor, 'start_date', start_date, 'end_date', end_date, 'version', version, 'extension', extension, 'ingestion_date', ingestion_date, 'size', size, 'sha256', sha256";
+const JSON_RECORD = `CASE WHEN uploader IS NULL THEN json_object(${JSON_FIELDS}) ELSE json_object(${JSON_FIELDS}, 'uploader', uploader) END`;
+
 type Row = [string, string, string, string, string, string, string, string, string, number, string, string | null];
 
 function toRecord(r: Row): FileRecord {
@@ -181,32 +188,53 @@ export class SqliteCatalog extends KyselyCatalog {
     return Number(this.statement(source).pluck().get(...params));
   }
 
-  /** Keyset pages (as the shared catalog), each page one call of a prepared statement. */
+  /**
+   * Keyset pages (as the shared catalog), each page one call of a prepared statement; the
+   * same pages can also be read as JSON texts written by SQLite (RecordPages.jsonPages).
+   */
   override query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
     const sort = options.sort ?? DEFAULT_SORT;
     const limit = options.limit ?? Infinity;
-    const page = (after: QueryPosition | undefined, size: number): FileRecord[] => {
+    const statementFor = (columns: string, after: QueryPosition | undefined, size: number) => {
       const params: unknown[] = [];
       const where = whereOf(filter, params);
       if (after) where.push(afterOf(sort, after, params));
       const direction = sort.descending ? 'DESC' : 'ASC';
       const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
-      const source = `SELECT ${COLUMNS} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
       params.push(size);
-      return (this.statement(source).raw().all(...params) as Row[]).map(toRecord);
+      return { statement: this.statement(`SELECT ${columns} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`).raw(), params };
     };
-    return new RecordPages(async function* () {
-      let after = options.after;
-      let remaining = limit;
-      while (remaining > 0) {
-        const size = Math.min(QUERY_PAGE_SIZE, remaining);
-        const records = page(after, size);
-        if (records.length > 0) yield records;
-        if (records.length < size) return;
-        remaining -= records.length;
-        const last = records[records.length - 1]!;
-        after = { key: last[sort.field], file_path: last.file_path };
-      }
+    /** Pages of whatever `read` makes of a page; `position` says where the next page starts. */
+    const walk = <T>(read: (after: QueryPosition | undefined, size: number) => T[], position: (item: T) => QueryPosition) =>
+      async function* (): AsyncIterable<T[]> {
+        let after = options.after;
+        let remaining = limit;
+        while (remaining > 0) {
+          const size = Math.min(QUERY_PAGE_SIZE, remaining);
+          const items = read(after, size);
+          if (items.length > 0) yield items;
+          if (items.length < size) return;
+          remaining -= items.length;
+          after = position(items[items.length - 1]!);
+        }
+      };
+    const records = walk(
+      (after, size) => {
+        const { statement, params } = statementFor(COLUMNS, after, size);
+        return (statement.all(...params) as Row[]).map(toRecord);
+      },
+      (last) => ({ key: last[sort.field], file_path: last.file_path }),
+    );
+    // [json, file_path, sort key]: the text to send and where the next page starts.
+    const json = walk(
+      (after, size) => {
+        const { statement, params } = statementFor(`${JSON_RECORD}, file_path, ${sort.field}`, after, size);
+        return statement.all(...params) as [string, string, string][];
+      },
+      (last) => ({ key: last[2], file_path: last[1] }),
+    );
+    return new RecordPages(records, async function* () {
+      for await (const page of json()) yield page.map((row) => row[0]);
     });
   }
 
