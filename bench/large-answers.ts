@@ -3,30 +3,48 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { get } from 'node:http';
-import { startSdc } from './lib/child-server.js';
+import { startSdc, type ChildServer } from './lib/child-server.js';
+import { cpuSeconds, median } from './lib/interleave.js';
 import { fmt } from './lib/stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
-/** Streams a query that matches every one of N records, counting records and sampling the server's memory. */
-export async function benchLargeAnswer(count: number): Promise<string> {
+/**
+ * Streams a query that matches every one of N records, counting records and sampling the
+ * server's memory and CPU; with `beforeDist`, another build (e.g. main's) streams the same
+ * catalog in alternation, for a ratio taken in the same run.
+ */
+export async function benchLargeAnswer(count: number, beforeDist?: string, rounds = 2): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), 'sdc-bench-large-'));
   execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', String(count), '--home', home, '--create'], { stdio: 'inherit' });
-  const server = await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' });
+  const servers: [string, ChildServer][] = [['now', await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' })]];
+  if (beforeDist) servers.push(['before', await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' }, beforeDist)]);
   try {
-    const rssBefore = server.rssMiB();
-    let rssPeak = rssBefore;
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, server.rssMiB())), 100);
-    const t0 = performance.now();
-    const { records, bytes } = await countRecords(`${server.url}/query`);
-    const seconds = (performance.now() - t0) / 1000;
-    clearInterval(sampler);
-    return [
-      `GET /query matching all ${count.toLocaleString('en')} records: ${records.toLocaleString('en')} records, ${fmt(bytes / 2 ** 20, 0)} MiB in ${fmt(seconds, 1)} s = ${fmt(records / seconds, 0)} records/s.`,
-      `Server RSS before: ${fmt(rssBefore, 0)} MiB; peak while streaming: ${fmt(rssPeak, 0)} MiB (growth ${fmt(rssPeak - rssBefore, 0)} MiB for ${fmt(bytes / 2 ** 20, 0)} MiB streamed).`,
-    ].join('\n');
+    const lines: string[] = [];
+    const rates: Record<string, number[]> = { now: [], before: [] };
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, server] of servers) {
+        const rssBefore = server.rssMiB();
+        let rssPeak = rssBefore;
+        const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, server.rssMiB())), 100);
+        const cpu0 = cpuSeconds(server.pid);
+        const t0 = performance.now();
+        const { records, bytes } = await countRecords(`${server.url}/query`);
+        const seconds = (performance.now() - t0) / 1000;
+        const cpu = cpuSeconds(server.pid) - cpu0;
+        clearInterval(sampler);
+        rates[name]!.push(records / seconds);
+        lines.push(
+          `- ${name === 'now' ? 'this build' : 'before'} (round ${round + 1}): ${records.toLocaleString('en')} records, ${fmt(bytes / 2 ** 20, 0)} MiB in ${fmt(seconds, 1)} s = ` +
+            `**${fmt(records / seconds, 0)} records/s**; server CPU ${fmt(cpu, 1)} s = ${fmt(records / cpu, 0)} records per CPU second; ` +
+            `RSS ${fmt(rssBefore, 0)} MiB before, peak ${fmt(rssPeak, 0)} MiB.`,
+        );
+      }
+    }
+    const ratio = beforeDist ? ` Ratio this build / before (median of rounds): ${fmt(median(rates.now!.map((r, i) => r / rates.before![i]!)))}.` : '';
+    return [`GET /query matching all ${count.toLocaleString('en')} records, read by a node:http client that only counts records.${ratio}`, '', ...lines].join('\n');
   } finally {
-    await server.stop();
+    for (const [, server] of servers) await server.stop();
     rmSync(home, { recursive: true, force: true });
   }
 }

@@ -6,10 +6,22 @@ import type { FileRecord } from './file-record.js';
  * synchronously instead of awaiting once per record.
  */
 export class RecordPages implements AsyncIterable<FileRecord> {
-  constructor(private readonly source: () => AsyncIterable<readonly FileRecord[]>) {}
+  constructor(
+    private readonly source: () => AsyncIterable<readonly FileRecord[]>,
+    /**
+     * The same records already as JSON text, each exactly JSON.stringify(record), when the
+     * backend can write them itself (SQLite's json_object): no record object is made.
+     */
+    private readonly jsonSource?: () => AsyncIterable<readonly string[]>,
+  ) {}
 
   pages(): AsyncIterable<readonly FileRecord[]> {
     return this.source();
+  }
+
+  /** Pages of JSON texts, or undefined when the backend does not write JSON. */
+  jsonPages(): AsyncIterable<readonly string[]> | undefined {
+    return this.jsonSource?.();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<FileRecord> {

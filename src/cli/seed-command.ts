@@ -4,8 +4,11 @@ import { loadServerConfig, type ServerSettings } from '../config.js';
 import { loadMissionConfig } from '../mission/index.js';
 import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';
 
-/** Records per transaction: large enough to amortise commits, small enough to stay flat. */
-const SEED_BATCH = 10_000;
+/**
+ * Records per transaction: large enough to amortise commits (and, on SQLite, for the first
+ * batch into an empty catalog to build its indexes after the load), small enough to stay flat.
+ */
+const SEED_BATCH = 100_000;
 
 interface SeedFlags extends ServerSettings {
   count: string;

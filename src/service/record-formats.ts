@@ -1,4 +1,4 @@
-import { pagesOf } from '../catalog/record-pages.js';
+import { pagesOf, RecordPages } from '../catalog/record-pages.js';
 import type { FileRecord } from '../catalog/file-record.js';
 import { RECORD_FIELDS } from '../mission/index.js';
 
@@ -22,6 +22,22 @@ export async function* renderRecords(records: AsyncIterable<unknown>, contentTyp
   const kind = contentType.startsWith('text/csv') ? 'csv' : contentType.startsWith(MEDIA_TYPES.ndjson) ? 'ndjson' : 'json';
   let buffer = kind === 'json' ? '[' : kind === 'csv' ? `${RECORD_FIELDS.join(',')}\r\n` : '';
   let first = true;
+  // Records the catalog wrote as JSON itself are sent as they are.
+  const json = kind !== 'csv' && records instanceof RecordPages ? records.jsonPages() : undefined;
+  if (json) {
+    for await (const page of json) {
+      for (const text of page) {
+        buffer += kind === 'json' ? (first ? text : `,${text}`) : `${text}\n`;
+        first = false;
+        if (buffer.length >= CHUNK) {
+          yield buffer;
+          buffer = '';
+        }
+      }
+    }
+    yield kind === 'json' ? `${buffer}]` : buffer;
+    return;
+  }
   // A page at a time where the catalog offers pages: no await per record.
   for await (const page of pagesOf(records)) {
     for (const record of page) {
@@ -29,10 +45,10 @@ export async function* renderRecords(records: AsyncIterable<unknown>, contentTyp
       else if (kind === 'ndjson') buffer += `${recordJson(record)}\n`;
       else buffer += `${RECORD_FIELDS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
       first = false;
-    }
-    if (buffer.length >= CHUNK) {
-      yield buffer;
-      buffer = '';
+      if (buffer.length >= CHUNK) {
+        yield buffer;
+        buffer = '';
+      }
     }
   }
   yield kind === 'json' ? `${buffer}]` : buffer;

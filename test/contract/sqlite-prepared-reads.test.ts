@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticRecords, type FileRecord, type QueryFilter, type QueryOptions } from '../../src/catalog/index.js';
 import { KyselyCatalog } from '../../src/catalog/kysely-catalog.js';
+import type { RecordPages } from '../../src/catalog/record-pages.js';
 import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/mission-config.js';
 
@@ -23,9 +25,22 @@ describe('SQLite prepared reads = the Kysely queries', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sdc-prepared-'));
     catalog = await openSqliteCatalog(join(dir, 'catalog.db'));
-    const records = [...syntheticRecords(IMAP_MISSION, 6000)];
+    // Large enough for the bulk path that rebuilds the indexes after the load (REBUILD_AT).
+    const records = [...syntheticRecords(IMAP_MISSION, 24_000)].reverse();
     records[7] = { ...records[7]!, uploader: 'swe-pipeline' };
-    await catalog.insertMany(records);
+    expect(await catalog.insertMany(records)).toBe(24_000);
+    // Text that JSON must escape, as SQLite's json_object and JSON.stringify both do.
+    records[9] = { ...records[9]!, descriptor: 'q"b\\n\n\t\r\b\f\u0001\u007f é 😀 \u2028', uploader: 'a"b\\' };
+    await catalog.insert({ ...records[9]!, file_path: `${records[9]!.file_path}.odd` });
+    // Again, with some new: only the new ones are inserted, the others left as they are.
+    expect(await catalog.insertMany([...records.slice(0, 10), ...syntheticRecords(IMAP_MISSION, 5, 24_000)])).toBe(5);
+  });
+
+  it('keeps every index through a bulk load', () => {
+    const db = new Database(join(dir, 'catalog.db'), { readonly: true });
+    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL ORDER BY name").pluck().all() as string[]);
+    db.close();
+    expect(names).toEqual(['files_descriptor', 'files_ingestion', 'files_instrument_level_start', 'files_product_version', 'files_start_date']);
   });
   afterAll(async () => {
     await catalog.close();
@@ -63,6 +78,10 @@ describe('SQLite prepared reads = the Kysely queries', () => {
         const prepared = await collect(catalog.query(filter, option));
         const kysely = await collect(KyselyCatalog.prototype.query.call(catalog, filter, option));
         expect(prepared, JSON.stringify({ filter, option })).toEqual(kysely);
+        const pages = (catalog.query(filter, option) as RecordPages).jsonPages()!;
+        const texts: string[] = [];
+        for await (const page of pages) texts.push(...page);
+        expect(texts).toEqual(kysely.map((r) => JSON.stringify(r)));
       }
     }
     const first = (await collect(catalog.query({}, { limit: 10 })))[7]!;
@@ -73,7 +92,7 @@ describe('SQLite prepared reads = the Kysely queries', () => {
     const kyselyPaths: string[] = [];
     for await (const path of KyselyCatalog.prototype.paths.call(catalog)) kyselyPaths.push(path);
     expect(paths).toEqual(kyselyPaths);
-    expect(paths.length).toBe(6000);
+    expect(paths.length).toBe(24_006);
   });
 
   it('sees a write at once, and a revoked key is refused at once', async () => {

@@ -33,7 +33,7 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
     if (reader !== sqlite) reader.close();
     await db.destroy();
   };
-  return new SqliteCatalog(db, reader, close, SQLITE_DIALECT);
+  return new SqliteCatalog(db, reader, close, SQLITE_DIALECT, sqlite);
 }
 
 /** Prepared statements kept per SQL text: a query shape is compiled by SQLite once, not per request. */

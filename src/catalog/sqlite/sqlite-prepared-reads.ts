@@ -13,6 +13,13 @@ import type { CatalogDatabase } from '../schema.js';
 /** The columns of a record, in FileRecord's order; rows are read as arrays in this order. */
 const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256, uploader';
 
+/**
+ * A row as the JSON text JSON.stringify gives its record: fields in FileRecord's order, size a
+ * number, uploader only when there is one.
+ */
+const JSON_FIELDS = "'file_path', file_path, 'instrument', instrument, 'data_level', data_level, 'descriptor', descriptor, 'start_date', start_date, 'end_date', end_date, 'version', version, 'extension', extension, 'ingestion_date', ingestion_date, 'size', size, 'sha256', sha256";
+const JSON_RECORD = `CASE WHEN uploader IS NULL THEN json_object(${JSON_FIELDS}) ELSE json_object(${JSON_FIELDS}, 'uploader', uploader) END`;
+
 type Row = [string, string, string, string, string, string, string, string, string, number, string, string | null];
 
 function toRecord(r: Row): FileRecord {
@@ -80,6 +87,12 @@ function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]): stri
   return `(files.${sort.field} ${op} ? OR (files.${sort.field} = ? AND files.file_path ${op} ?))`;
 }
 
+/** Rows per multi-row INSERT of a bulk load (12 parameters each, far under SQLite's limit). */
+const BULK_ROWS = 100;
+
+/** Smallest bulk load that rebuilds the secondary indexes instead of updating them row by row. */
+const REBUILD_AT = 20_000;
+
 /** Statements kept per SQL text (a shape has one text): bounded, least recently used dropped. */
 const STATEMENTS = 256;
 
@@ -99,20 +112,67 @@ export class SqliteCatalog extends KyselyCatalog {
     private readonly reader: Database,
     onClose: () => Promise<void>,
     dialect: CatalogDialect,
+    /** The connection Kysely writes through: bulk inserts use it directly (insertMany). */
+    private readonly writer?: Database,
   ) {
     super(db, onClose, dialect);
     this.byPath = reader.prepare(`SELECT ${COLUMNS} FROM files WHERE file_path = ?`).raw();
   }
 
-  private statement(source: string): Statement {
-    let statement = this.statements.get(source);
+  /**
+   * Many records in one synchronous transaction of prepared multi-row INSERTs, sorted by
+   * file_path so that the primary key's B-tree is filled in order; same answer as the shared
+   * insertMany (existing paths are left alone, the count of new ones returned). While Kysely
+   * holds a transaction open on the connection (between its awaits), this defers to Kysely's
+   * own insertMany, which waits its turn, so the two never mix.
+   */
+  override async insertMany(records: readonly FileRecord[]): Promise<number> {
+    const writer = this.writer;
+    if (!writer || writer.inTransaction) return super.insertMany(records);
+    if (records.length === 0) return 0;
+    const sorted = [...records].sort((a, b) => (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0));
+    const many = this.insertStatement(writer, BULK_ROWS);
+    const one = this.insertStatement(writer, 1);
+    const values = (r: FileRecord) => [
+      r.file_path, r.instrument, r.data_level, r.descriptor, r.start_date, r.end_date, r.version, r.extension, r.ingestion_date, r.size, r.sha256, r.uploader ?? null,
+    ];
+    return writer.transaction(() => {
+      // A load larger than what is there already: drop the secondary indexes, fill the table,
+      // build them again in one pass each (far cheaper than as many random inserts), all in
+      // this transaction, so readers see the old table, indexes included, until it commits.
+      const rebuild = sorted.length >= REBUILD_AT && sorted.length > Number(writer.prepare('SELECT count(*) FROM files').pluck().get());
+      const indexes = rebuild
+        ? (writer.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL").all() as { name: string; sql: string }[])
+        : [];
+      for (const index of indexes) writer.exec(`DROP INDEX "${index.name.replace(/"/g, '""')}"`);
+      let inserted = 0;
+      let i = 0;
+      for (; i + BULK_ROWS <= sorted.length; i += BULK_ROWS) {
+        const params: unknown[] = [];
+        for (let j = i; j < i + BULK_ROWS; j++) params.push(...values(sorted[j]!));
+        inserted += many.run(params).changes;
+      }
+      for (; i < sorted.length; i++) inserted += one.run(values(sorted[i]!)).changes;
+      for (const index of indexes) writer.exec(index.sql);
+      return inserted;
+    })();
+  }
+
+  private insertStatement(writer: Database, rows: number): Statement {
+    const row = `(${new Array(12).fill('?').join(',')})`;
+    return this.statement(`INSERT INTO files (${COLUMNS}) VALUES ${new Array(rows).fill(row).join(',')} ON CONFLICT DO NOTHING`, writer);
+  }
+
+  private statement(source: string, on: Database = this.reader): Statement {
+    const key = on === this.reader ? source : `writer:${source}`;
+    let statement = this.statements.get(key);
     if (statement) {
-      this.statements.delete(source);
+      this.statements.delete(key);
     } else {
-      statement = this.reader.prepare(source);
+      statement = on.prepare(source);
       if (this.statements.size >= STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
     }
-    this.statements.set(source, statement);
+    this.statements.set(key, statement);
     return statement;
   }
 
@@ -128,32 +188,53 @@ export class SqliteCatalog extends KyselyCatalog {
     return Number(this.statement(source).pluck().get(...params));
   }
 
-  /** Keyset pages (as the shared catalog), each page one call of a prepared statement. */
+  /**
+   * Keyset pages (as the shared catalog), each page one call of a prepared statement; the
+   * same pages can also be read as JSON texts written by SQLite (RecordPages.jsonPages).
+   */
   override query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
     const sort = options.sort ?? DEFAULT_SORT;
     const limit = options.limit ?? Infinity;
-    const page = (after: QueryPosition | undefined, size: number): FileRecord[] => {
+    const statementFor = (columns: string, after: QueryPosition | undefined, size: number) => {
       const params: unknown[] = [];
       const where = whereOf(filter, params);
       if (after) where.push(afterOf(sort, after, params));
       const direction = sort.descending ? 'DESC' : 'ASC';
       const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
-      const source = `SELECT ${COLUMNS} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
       params.push(size);
-      return (this.statement(source).raw().all(...params) as Row[]).map(toRecord);
+      return { statement: this.statement(`SELECT ${columns} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`).raw(), params };
     };
-    return new RecordPages(async function* () {
-      let after = options.after;
-      let remaining = limit;
-      while (remaining > 0) {
-        const size = Math.min(QUERY_PAGE_SIZE, remaining);
-        const records = page(after, size);
-        if (records.length > 0) yield records;
-        if (records.length < size) return;
-        remaining -= records.length;
-        const last = records[records.length - 1]!;
-        after = { key: last[sort.field], file_path: last.file_path };
-      }
+    /** Pages of whatever `read` makes of a page; `position` says where the next page starts. */
+    const walk = <T>(read: (after: QueryPosition | undefined, size: number) => T[], position: (item: T) => QueryPosition) =>
+      async function* (): AsyncIterable<T[]> {
+        let after = options.after;
+        let remaining = limit;
+        while (remaining > 0) {
+          const size = Math.min(QUERY_PAGE_SIZE, remaining);
+          const items = read(after, size);
+          if (items.length > 0) yield items;
+          if (items.length < size) return;
+          remaining -= items.length;
+          after = position(items[items.length - 1]!);
+        }
+      };
+    const records = walk(
+      (after, size) => {
+        const { statement, params } = statementFor(COLUMNS, after, size);
+        return (statement.all(...params) as Row[]).map(toRecord);
+      },
+      (last) => ({ key: last[sort.field], file_path: last.file_path }),
+    );
+    // [json, file_path, sort key]: the text to send and where the next page starts.
+    const json = walk(
+      (after, size) => {
+        const { statement, params } = statementFor(`${JSON_RECORD}, file_path, ${sort.field}`, after, size);
+        return statement.all(...params) as [string, string, string][];
+      },
+      (last) => ({ key: last[2], file_path: last[1] }),
+    );
+    return new RecordPages(records, async function* () {
+      for await (const page of json()) yield page.map((row) => row[0]);
     });
   }
 
