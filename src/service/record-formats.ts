@@ -1,4 +1,4 @@
-import { RECORD_FIELDS } from '../mission/index.js';
+import { CSV_HEADER, csvRow } from '../wire/record.js';
 
 /** Media types of the query answer's representations. */
 export const MEDIA_TYPES = {
@@ -18,12 +18,14 @@ const CHUNK = 64 * 1024;
  */
 export async function* renderRecords(records: AsyncIterable<unknown>, contentType: string): AsyncIterable<string> {
   const kind = contentType.startsWith('text/csv') ? 'csv' : contentType.startsWith(MEDIA_TYPES.ndjson) ? 'ndjson' : 'json';
-  let buffer = kind === 'json' ? '[' : kind === 'csv' ? `${RECORD_FIELDS.join(',')}\r\n` : '';
+  let buffer = kind === 'json' ? '[' : kind === 'csv' ? CSV_HEADER : '';
   let first = true;
   for await (const record of records) {
+    // The catalog builds records in the wire order (src/wire/record.ts), so JSON keeps them as
+    // they are; CSV takes the wire record's columns.
     if (kind === 'json') buffer += (first ? '' : ',') + JSON.stringify(record);
     else if (kind === 'ndjson') buffer += `${JSON.stringify(record)}\n`;
-    else buffer += `${RECORD_FIELDS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
+    else buffer += csvRow(record as Record<string, unknown>);
     first = false;
     if (buffer.length >= CHUNK) {
       yield buffer;
@@ -31,9 +33,4 @@ export async function* renderRecords(records: AsyncIterable<unknown>, contentTyp
     }
   }
   yield kind === 'json' ? `${buffer}]` : buffer;
-}
-
-function csvField(value: unknown): string {
-  const text = value === undefined || value === null ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
