@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolveRequestPath, type MissionConfig } from '../../mission/index.js';
 import type { ArchiveRecord } from '../archive-record.js';
+import { NotFoundError } from '../client-errors.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, hasFilter, type FilterFlags } from './filter-options.js';
 import { spoolRecords, type SpooledRecords } from './query-spool.js';
@@ -69,7 +70,7 @@ Examples:
             tally.succeeded(result.status === 'present' ? 'already present' : result.resumedFrom > 0 ? 'resumed' : 'downloaded');
             progress!.data(result.localPath);
           } catch (err) {
-            tally.fail(label, err);
+            tally.fail(label, err instanceof NotFoundError ? notInArchive(label, err) : err);
           } finally {
             bar.done();
             progress!.fileFinished();
@@ -87,6 +88,17 @@ Examples:
         await client.close();
       }
     });
+}
+
+/**
+ * A 404 in the command's words: the server's text tells an HTTP caller how to spell a /download
+ * path, which a CLI user never types; what helps here is how to find the right name.
+ */
+function notInArchive(label: string, err: NotFoundError): NotFoundError {
+  const name = label.slice(label.lastIndexOf('/') + 1);
+  const product = name.split('_').slice(0, 4);
+  const similar = product.length === 4 ? ` sdc query --instrument ${product[1]} --data-level ${product[2]} --descriptor ${product[3]} --version '*' lists that product's files;` : '';
+  return new NotFoundError(`not in the archive (the service has no file ${name}).${similar} sdc query --file-path ${name} checks one name.`, err.status);
 }
 
 /** Each file once, however it was named (path or bare name): two writers of one `.part` would spoil it. */
