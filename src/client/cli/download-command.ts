@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { resolveRequestPath, type MissionConfig } from '../../mission/index.js';
 import type { ArchiveRecord } from '../archive-record.js';
 import { NotFoundError } from '../client-errors.js';
+import { PARTIAL_SUFFIX } from '../download-file.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, hasFilter, type FilterFlags } from './filter-options.js';
 import { spoolRecords, type SpooledRecords } from './query-spool.js';
@@ -52,6 +55,7 @@ Examples:
       let progress: TransferProgress | undefined;
       const { config, client } = openClient(command, flags, (line) => (progress ? progress.message(line) : message(line)));
       let spool: SpooledRecords | undefined;
+      let stopListening = () => {};
       try {
         const named = distinctFiles(names, config.mission);
         let items: Iterable<DownloadItem> | AsyncIterable<DownloadItem> = named.map((label) => ({ label }));
@@ -62,9 +66,20 @@ Examples:
           items = fromRecords(spool.records());
         }
         progress = new TransferProgress({ stderr: process.stderr, stdout: process.stdout, quiet: flags.quiet === true, files: total });
+        // Ctrl-C (or SIGTERM) mid-run: say what was kept and how to go on, then end as a shell expects (130).
+        const inFlight = new Set<string>();
+        const onSignal = (signal: NodeJS.Signals) => {
+          progress?.stop();
+          message(interruptedMessage([...inFlight].filter((part) => existsSync(part))));
+          process.exit(signal === 'SIGINT' ? 130 : 143);
+        };
+        process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+        stopListening = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
         const tally = new RunTally<'downloaded' | 'resumed' | 'already present'>('download', progress);
         await runPool(items, flags.jobs, async ({ label, record }) => {
           const bar = progress!.file(label.slice(label.lastIndexOf('/') + 1));
+          const part = partialPath(config.dataDir, record?.file_path ?? label, config.mission);
+          if (part) inFlight.add(part);
           try {
             const result = await client.download(record?.file_path ?? label, { dest: config.dataDir, force: flags.force, record, onProgress: bar.update });
             tally.succeeded(result.status === 'present' ? 'already present' : result.resumedFrom > 0 ? 'resumed' : 'downloaded');
@@ -72,6 +87,7 @@ Examples:
           } catch (err) {
             tally.fail(label, err instanceof NotFoundError ? notInArchive(label, err) : err);
           } finally {
+            if (part) inFlight.delete(part);
             bar.done();
             progress!.fileFinished();
           }
@@ -84,10 +100,27 @@ Examples:
         message(`sdc download: ${describe(err)}`);
         process.exitCode = 1;
       } finally {
+        stopListening();
         await spool?.remove();
         await client.close();
       }
     });
+}
+
+/** Where the download of a path or name keeps its partial bytes (download-file.ts), when the name is valid. */
+function partialPath(dataDir: string, pathOrName: string, mission: MissionConfig): string | undefined {
+  const resolved = resolveRequestPath(pathOrName, mission);
+  return resolved.kind === 'file' ? join(dataDir, ...resolved.path.split('/')) + PARTIAL_SUFFIX : undefined;
+}
+
+/** What an interrupted download says: which partial files were kept, and that the same command resumes them. */
+export function interruptedMessage(parts: readonly string[]): string {
+  if (parts.length === 0) return 'sdc download: interrupted; no partial file was left. Run the same command again to download the rest.';
+  const list = parts.map((part) => `  ${part}`).join('\n');
+  return (
+    `sdc download: interrupted; kept ${parts.length === 1 ? 'the partial file' : `${parts.length} partial files`}:\n${list}\n` +
+    'Run the same command again: it resumes from there (and checks the whole file against its SHA-256).'
+  );
 }
 
 /**
