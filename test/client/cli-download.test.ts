@@ -45,7 +45,7 @@ describe('sdc download against a real server', { timeout: 120_000 }, () => {
   });
 
   it('downloads everything a query matches, then skips identical copies, and --force fetches again', async () => {
-    const first = await runCli(['download', '--query', '--version', '*'], { cwd: dest, env: world.env });
+    const first = await runCli(['download', '--query', '--version', '*', '--yes'], { cwd: dest, env: world.env });
     expect(first.code).toBe(0);
     for (const path of paths) expect(sha256(await readFile(local(path)))).toBe(sha256(tree[path]!));
     expect(transfers()).toHaveLength(4);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { resolveRequestPath, type MissionConfig } from '../../mission/index.js';
 import type { ArchiveRecord } from '../archive-record.js';
@@ -11,11 +12,13 @@ import { spoolRecords, type SpooledRecords } from './query-spool.js';
 import { describe, RunTally } from './run-tally.js';
 import { TransferProgress } from './transfer-progress.js';
 import { runPool } from './worker-pool.js';
+import { formatBytes } from '../../wire/bytes.js';
 
 interface DownloadFlags extends ClientFlags, FilterFlags {
   readonly query?: boolean;
   readonly force?: boolean;
   readonly jobs: number;
+  readonly yes?: boolean;
 }
 
 interface DownloadItem {
@@ -33,7 +36,8 @@ export function registerDownloadCommand(program: Command, prefix: string): void 
     .option('--query', 'download every file the filter options match (instead of named files)');
   addFilterOptions(cmd)
     .option('-f, --force', 'download even when an identical copy is already in the data directory')
-    .option('-j, --jobs <n>', 'files downloaded at once', wholeNumber(1, 64), 4);
+    .option('-j, --jobs <n>', 'files downloaded at once', wholeNumber(1, 64), 4)
+    .option('-y, --yes', 'with --query and no filter: download the whole archive without asking (for scripts)');
   addConnectionOptions(cmd, prefix, { dataDir: true })
     .addHelpText(
       'after',
@@ -63,6 +67,22 @@ Examples:
         if (flags.query) {
           spool = await spoolRecords(client.records(filterFrom(flags)));
           total = spool.count;
+          if (wholeArchive(flags) && spool.count > 0 && !flags.yes) {
+            const what = `${spool.count.toLocaleString('en')} file${spool.count === 1 ? '' : 's'}, ${formatBytes(spool.bytes)}`;
+            if (!(process.stdin.isTTY && process.stderr.isTTY)) {
+              message(
+                `sdc download: --query without a filter selects the whole archive (${what}). ` +
+                  'Add a filter (e.g. --instrument swe --start-date 20240101), or --yes to download it all.',
+              );
+              process.exitCode = 2;
+              return;
+            }
+            if (!(await confirm(`sdc download: no filter given: this downloads the whole archive, ${what}, into ${config.dataDir}. Continue? [y/N] `))) {
+              message('sdc download: nothing downloaded.');
+              process.exitCode = 1;
+              return;
+            }
+          }
           items = fromRecords(spool.records());
         }
         progress = new TransferProgress({ stderr: process.stderr, stdout: process.stdout, quiet: flags.quiet === true, files: total });
@@ -105,6 +125,22 @@ Examples:
         await client.close();
       }
     });
+}
+
+/** `--query` with no filter, or only `--version '*'` (any version): every file of the archive. */
+function wholeArchive(flags: DownloadFlags): boolean {
+  const filter = filterFrom(flags) as Record<string, unknown>;
+  return Object.entries(filter).every(([name, value]) => (name === 'version' && value === '*') || name === 'overlap');
+}
+
+/** Asks on the terminal; true only for an answer that starts with y. */
+async function confirm(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
 }
 
 /** Where the download of a path or name keeps its partial bytes (download-file.ts), when the name is valid. */
