@@ -21,7 +21,7 @@ const CASES: Record<string, string> = {
 };
 pinSelf();
 const home = mkdtempSync(join(tmpdir(), 'sdc-ablate-'));
-execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', '100000', '--home', home], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', '100000', '--home', home, '--create'], { stdio: 'inherit' });
 const key = execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'keys', 'create', 'bench', '--home', home], { encoding: 'utf8' }).trim();
 const servers: ChildServer[] = [];
 try {

@@ -1,8 +1,9 @@
 import type { FileRecord } from './file-record.js';
 
-/** Orders a query may ask for (`sort=`); `-` in front means descending. file_path breaks ties. */
-export const SORT_FIELDS = ['file_path', 'start_date', 'ingestion_date'] as const;
-export type SortField = (typeof SORT_FIELDS)[number];
+import { MAX_PAGE_LIMIT, SORT_FIELDS, type SortField } from '../wire/query.js';
+
+// Sort keys and the page limit are part of the wire format (src/wire/query.ts).
+export { MAX_PAGE_LIMIT, SORT_FIELDS, type SortField };
 
 export interface QuerySort {
   readonly field: SortField;
@@ -24,8 +25,6 @@ export interface QueryOptions {
   readonly limit?: number;
 }
 
-/** Largest page a client may ask for: pages are held in memory to compute the next cursor. */
-export const MAX_PAGE_LIMIT = 10_000;
 
 export function positionOf(record: FileRecord, sort: QuerySort): QueryPosition {
   return { key: record[sort.field], file_path: record.file_path };

@@ -7,6 +7,7 @@ import { registerMigrateCommand } from './migrate-command.js';
 import { registerReconcileCommand } from './reconcile-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { NoCatalogError } from './operator-target.js';
+import { PortUnavailableError } from './serve-command.js';
 import { registerClientCommands } from '../client/cli/register-client-commands.js';
 
 /** The package's version: package.json sits two folders up from src/cli and from dist/cli. */
@@ -36,6 +37,10 @@ try {
   if (err instanceof NoCatalogError) {
     console.error(err.message);
     process.exit(2);
+  }
+  if (err instanceof PortUnavailableError) {
+    console.error(err.message);
+    process.exit(1);
   }
   console.error(`sdc: ${(err as Error).message}`);
   process.exit(1);

@@ -1,6 +1,39 @@
+import { createServer } from 'node:net';
 import type { Command } from 'commander';
-import { loadServerConfig, type ServerSettings } from '../config.js';
+import { loadServerConfig, type ServerConfig, type ServerSettings } from '../config.js';
 import { startServer } from '../server.js';
+
+/** A port the server cannot listen on, said with what to do about it (exit 1). */
+export class PortUnavailableError extends Error {
+  override name = 'PortUnavailableError';
+}
+
+/** The message for a listen failure, with the hint that fits its code; undefined for others. */
+export function listenProblem(err: NodeJS.ErrnoException, config: Pick<ServerConfig, 'host' | 'port'>): string | undefined {
+  const where = `port ${config.port} on ${config.host}`;
+  if (err.code === 'EADDRINUSE') {
+    return `sdc serve: ${where} is already in use (another sdc serve?). Stop the process that holds it, or choose another port with --port <n> or PORT.`;
+  }
+  if (err.code === 'EACCES') return `sdc serve: not allowed to listen on ${where} (ports below 1024 need privileges). Choose a port above 1023 with --port <n> or PORT.`;
+  if (err.code === 'EADDRNOTAVAIL') return `sdc serve: ${config.host} is not an address of this machine. Use --host 127.0.0.1, 0.0.0.0 or one of its addresses.`;
+  return undefined;
+}
+
+/**
+ * Listens on the configured port and lets it go again: a port that is taken is reported
+ * before the start-up work (temporary files, reconcile) rather than after it.
+ */
+async function checkPort(config: ServerConfig): Promise<void> {
+  if (config.port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      const problem = listenProblem(err, config);
+      reject(problem ? new PortUnavailableError(problem) : err);
+    });
+    probe.listen({ port: config.port, host: config.host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
 
 /** `sdc serve`: the service on the configured backends (embedded default: local files + SQLite). */
 export function registerServeCommand(program: Command): void {
@@ -29,7 +62,12 @@ export function registerServeCommand(program: Command): void {
     .option('--shutdown-grace <seconds>', 'how long SIGTERM waits for in-flight requests [SDC_SHUTDOWN_GRACE, 30]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);
-      const server = await startServer(config);
+      await checkPort(config);
+      const server = await startServer(config).catch((err: NodeJS.ErrnoException) => {
+        // Taken in the moment between the check and the server's own listen.
+        const problem = listenProblem(err, config);
+        throw problem ? new PortUnavailableError(problem) : err;
+      });
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
         server.close().then(

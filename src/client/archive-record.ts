@@ -1,25 +1,11 @@
-import { RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField, type SpecRecordField } from '../mission/index.js';
+import { QUERY_PARAMETER_ORDER, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField, type SortKey, type SpecRecordField, type WireRecord } from '../wire/index.js';
 
 /**
  * What the query endpoint answers, as the client sees it on the wire: the fields of
  * interface spec 2.3, then what this archive adds (a spec-only server may leave them out).
+ * Defined once, in src/wire/record.ts, for the server, the SDK, the CLI and the portal.
  */
-export interface ArchiveRecord {
-  readonly file_path: string;
-  readonly instrument: string;
-  readonly data_level: string;
-  readonly descriptor: string;
-  readonly start_date: string;
-  readonly end_date: string;
-  readonly version: string;
-  readonly extension: string;
-  /** When the archive indexed the bytes, ISO-8601 UTC. */
-  readonly ingestion_date?: string;
-  /** Bytes. */
-  readonly size?: number;
-  /** Lower-case hex SHA-256 of the bytes. */
-  readonly sha256?: string;
-}
+export type ArchiveRecord = WireRecord;
 
 /** The spec's fields (2.3) in its order: the table's columns. */
 export const SPEC_FIELDS = SPEC_RECORD_FIELDS;
@@ -45,19 +31,19 @@ export interface QueryFilter extends Partial<Record<SpecRecordField, string>> {
 }
 
 /** Orders of a query; `-` in front for descending, `file_path` breaks ties. */
-export type QuerySort = 'file_path' | 'start_date' | 'ingestion_date' | '-file_path' | '-start_date' | '-ingestion_date';
+export type QuerySort = SortKey;
 
 /** A query: filters, and the paging and order of the answer. */
 export interface QueryParameters extends QueryFilter {
-  /** Answer one page of at most this many records (1 to 10000). */
+  /** Answer one page of at most this many records (1 to MAX_PAGE_LIMIT, 10000). */
   readonly limit?: number;
   /** Continue after the page that handed it out (its `nextCursor`). */
   readonly cursor?: string;
   readonly sort?: QuerySort;
 }
 
-/** Names in the order they are sent (stable URLs, easy to read in logs). */
-const PARAMETER_ORDER = [...SPEC_FIELDS, 'ingestion_start_date', 'ingestion_end_date', 'overlap', 'sort', 'limit', 'cursor'] as const;
+/** Names in the order they are sent (stable URLs, easy to read in logs); the SDK never sends `format`. */
+const PARAMETER_ORDER = QUERY_PARAMETER_ORDER.filter((name) => name !== 'format') as readonly Exclude<(typeof QUERY_PARAMETER_ORDER)[number], 'format'>[];
 
 /** `?instrument=swe&start_date=20240101`, empty values and `overlap: false` left out. */
 export function queryString(query: QueryParameters): string {
@@ -78,6 +64,7 @@ export function isArchiveRecord(value: unknown): value is ArchiveRecord {
   return (
     SPEC_FIELDS.every((f) => typeof o[f] === 'string') &&
     (o.size === undefined || typeof o.size === 'number') &&
-    (o.sha256 === undefined || typeof o.sha256 === 'string')
+    (o.sha256 === undefined || typeof o.sha256 === 'string') &&
+    (o.uploader === undefined || typeof o.uploader === 'string')
   );
 }

@@ -1,6 +1,7 @@
 import { messages as keyMessages } from './api-key-auth.js';
 import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
 import { exampleStoredPath, messages } from '../service/index.js';
+import { ARCHIVE_RECORD_FIELDS, RECORD_FIELD_INFO, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField } from '../wire/record.js';
 
 /**
  * Route schemas of the two API forms: they type and describe every parameter, status
@@ -22,27 +23,37 @@ export const jsonString = (description: string, example: string) => ({
   content: { 'application/json': { schema: { type: 'string', examples: [example] } } },
 });
 
-/** The record a query answers (spec 2.3), plus what the archive knows of the bytes. */
+/**
+ * The record a query answers (spec 2.3), plus what the archive knows of the bytes: every
+ * field of the wire record (src/wire/record.ts), in its order, with the mission's values.
+ */
 export function fileRecordSchema(mission: MissionConfig) {
   const name = exampleFileName(mission);
+  const specific: Partial<Record<RecordField, object>> = {
+    file_path: { examples: [exampleStoredPath(mission)] },
+    instrument: { enum: [...mission.instruments] },
+    data_level: { enum: [...mission.dataLevels] },
+    descriptor: { examples: ['sci'] },
+    start_date: { examples: [name.split('_')[4]] },
+    end_date: { examples: [name.split('_')[5]] },
+    version: { examples: ['v00-01'] },
+    extension: { enum: missionExtensions(mission) },
+    ingestion_date: { format: 'date-time' },
+    size: { minimum: 0 },
+    uploader: { examples: ['swe-pipeline'] },
+  };
+  const properties = Object.fromEntries(
+    RECORD_FIELDS.map((field) => {
+      const { type, description } = RECORD_FIELD_INFO[field];
+      return [field, { type, description, ...specific[field] }];
+    }),
+  );
   return {
     $id: FILE_RECORD_ID,
     type: 'object',
-    description: 'Metadata of one stored file (interface spec 2.3), then ingestion_date, size and sha256.',
-    properties: {
-      file_path: { type: 'string', description: 'Stored path <mission>/<instrument>/<datalevel>/<YYYY>/<MM>/<file name>.', examples: [exampleStoredPath(mission)] },
-      instrument: { type: 'string', enum: [...mission.instruments] },
-      data_level: { type: 'string', enum: [...mission.dataLevels] },
-      descriptor: { type: 'string', examples: ['sci'] },
-      start_date: { type: 'string', description: 'YYYYMMDD', examples: [name.split('_')[4]] },
-      end_date: { type: 'string', description: 'YYYYMMDD', examples: [name.split('_')[5]] },
-      version: { type: 'string', description: 'vXX-YY', examples: ['v00-01'] },
-      extension: { type: 'string', enum: missionExtensions(mission) },
-      ingestion_date: { type: 'string', format: 'date-time', description: 'When the bytes were indexed (UTC).' },
-      size: { type: 'integer', minimum: 0, description: 'Bytes.' },
-      sha256: { type: 'string', description: 'Lower-case hex SHA-256 of the bytes, to verify a download.' },
-    },
-    required: ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension'],
+    description: `Metadata of one stored file (interface spec 2.3), then ${ARCHIVE_RECORD_FIELDS.join(', ')}.`,
+    properties,
+    required: [...SPEC_RECORD_FIELDS],
   } as const;
 }
 

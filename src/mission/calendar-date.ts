@@ -4,6 +4,22 @@ function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * Why a `YYYYMMDD` value in the right format is not a real day ("February 2024 has 29 days");
+ * undefined when it is one, or when it is not eight digits (a format problem, not a calendar one).
+ */
+export function calendarProblem(value: string): string | undefined {
+  if (!/^\d{8}$/.test(value) || isCalendarDate(value)) return undefined;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(4, 6));
+  if (month < 1 || month > 12) return `there is no month ${value.slice(4, 6)}`;
+  if (Number(value.slice(6, 8)) < 1) return 'there is no day 00';
+  const last = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
+  return `${MONTHS[month - 1]} ${year} has ${last} days`;
+}
+
 /** `YYYYMMDD` that names a real day of the Gregorian calendar (20240230 does not). */
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{8}$/.test(value)) return false;

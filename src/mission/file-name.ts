@@ -32,15 +32,15 @@ const VERSION = /^v\d{2}-\d{2}$/;
  * and reporting the first that fails.
  */
 export function parseFileName(fileName: string, mission: MissionConfig): ParseResult {
-  const fail = (rule: NamingRule): ParseResult => ({ ok: false, rule, message: namingMessage(rule, mission) });
+  const fail = (rule: NamingRule, value?: string): ParseResult => ({ ok: false, rule, message: namingMessage(rule, mission, value) });
   const m = fileName.length <= MAX_FILE_NAME_LENGTH ? SHAPE.exec(fileName) : null;
   if (!m) return fail('shape');
   const [, missionName, instrument, dataLevel, descriptor, startDate, endDate, version, extension] = m as unknown as string[];
   if (missionName !== mission.name) return fail('mission');
   if (!mission.instruments.includes(instrument!)) return fail('instrument');
   if (!mission.dataLevels.includes(dataLevel!)) return fail('data_level');
-  if (!isCalendarDate(startDate!)) return fail('start_date');
-  if (!isCalendarDate(endDate!)) return fail('end_date');
+  if (!isCalendarDate(startDate!)) return fail('start_date', startDate);
+  if (!isCalendarDate(endDate!)) return fail('end_date', endDate);
   if (!VERSION.test(version!)) return fail('version');
   if (extension !== extensionFor(mission, dataLevel!)) return fail('extension');
   return {

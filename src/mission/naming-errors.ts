@@ -1,8 +1,11 @@
+import { calendarProblem } from './calendar-date.js';
 import { extensionFor, type MissionConfig } from './mission-config.js';
 
 /**
  * The messages of interface spec 7.1, one per rule, in the table's order.
- * Every caller (server upload, download, CLI pre-checks) takes them from here.
+ * Every caller (server upload, download, CLI pre-checks) takes them from here. Where the
+ * spec's text could send a reader the wrong way, a hint follows it: the mission this service
+ * serves; a date in the right format that does not exist. `value` is the element that failed.
  */
 export type NamingRule =
   | 'shape'
@@ -17,25 +20,31 @@ export type NamingRule =
 export const FILE_NAME_FORM =
   '<mission>_<instrument>_<datalevel>_<descriptor>_<startdate>_<enddate>_<version>.<extension>';
 
-export function namingMessage(rule: NamingRule, mission: MissionConfig): string {
+export function namingMessage(rule: NamingRule, mission: MissionConfig, value?: string): string {
   switch (rule) {
     case 'shape':
       return `Invalid filename. Expected ${FILE_NAME_FORM}, for example ${exampleFileName(mission)}`;
     case 'mission':
-      return 'Invalid mission.';
+      return `Invalid mission. This service serves the mission ${mission.name}: file names start with ${mission.name}_.`;
     case 'instrument':
       return `Invalid instrument. Valid instruments are: ${mission.instruments.join(', ')}`;
     case 'data_level':
       return `Invalid data level. Valid data levels are: ${mission.dataLevels.join(', ')}`;
     case 'start_date':
-      return 'Invalid start date format. Please use YYYYMMDD format.';
+      return `Invalid start date format. Please use YYYYMMDD format.${dateHint(value)}`;
     case 'end_date':
-      return 'Invalid end date format. Please use YYYYMMDD format.';
+      return `Invalid end date format. Please use YYYYMMDD format.${dateHint(value)}`;
     case 'version':
       return 'Invalid version format. Please use vxx-xx format.';
     case 'extension':
       return `Invalid extension. ${extensionRule(mission)}`;
   }
+}
+
+/** After the spec's date message: a date in the right format that is not a real day says so. */
+function dateHint(value: string | undefined): string {
+  const problem = value === undefined ? undefined : calendarProblem(value);
+  return problem ? ` ${value} has that format but is not a date that exists: ${problem}.` : '';
 }
 
 /** "Extension should be pkts for data level l0 and cdf for data levels higher than l0." */

@@ -1,17 +1,7 @@
 import type { CoverageDay } from '../catalog/index.js';
+import type { CoverageSpan } from '../wire/coverage.js';
 
-/** A run of consecutive days of one product with at least one file covering each. */
-export interface CoverageSpan {
-  readonly instrument: string;
-  readonly data_level: string;
-  /** `YYYYMMDD`, first day covered. */
-  readonly start_date: string;
-  /** `YYYYMMDD`, last day covered (inclusive). */
-  readonly end_date: string;
-  /** Files whose start date lies in the span: what a query of the span returns. */
-  readonly files: number;
-  readonly size: number;
-}
+export type { CoverageSpan };
 
 /** `YYYYMMDD` of the day after (calendar dates only; the catalog holds nothing else). */
 export function nextDay(date: string): string {

@@ -1,6 +1,6 @@
 import { pagesOf, RecordPages } from '../catalog/record-pages.js';
 import type { FileRecord } from '../catalog/file-record.js';
-import { RECORD_FIELDS } from '../mission/index.js';
+import { CSV_HEADER, csvRow, RECORD_FIELDS } from '../wire/record.js';
 
 /** Media types of the query answer's representations. */
 export const MEDIA_TYPES = {
@@ -20,7 +20,7 @@ const CHUNK = 64 * 1024;
  */
 export async function* renderRecords(records: AsyncIterable<unknown>, contentType: string): AsyncIterable<string> {
   const kind = contentType.startsWith('text/csv') ? 'csv' : contentType.startsWith(MEDIA_TYPES.ndjson) ? 'ndjson' : 'json';
-  let buffer = kind === 'json' ? '[' : kind === 'csv' ? `${RECORD_FIELDS.join(',')}\r\n` : '';
+  let buffer = kind === 'json' ? '[' : kind === 'csv' ? CSV_HEADER : '';
   let first = true;
   // Records the catalog wrote as JSON itself are sent as they are.
   const json = kind !== 'csv' && records instanceof RecordPages ? records.jsonPages() : undefined;
@@ -43,7 +43,7 @@ export async function* renderRecords(records: AsyncIterable<unknown>, contentTyp
     for (const record of page) {
       if (kind === 'json') buffer += (first ? '' : ',') + recordJson(record);
       else if (kind === 'ndjson') buffer += `${recordJson(record)}\n`;
-      else buffer += `${RECORD_FIELDS.map((c) => csvField((record as Record<string, unknown>)[c])).join(',')}\r\n`;
+      else buffer += csvRow(record as Record<string, unknown>);
       first = false;
       if (buffer.length >= CHUNK) {
         yield buffer;
@@ -84,9 +84,5 @@ export function recordJson(value: unknown): string {
   );
 }
 
-const RECORD_KEYS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'ingestion_date', 'size', 'sha256'];
-
-function csvField(value: unknown): string {
-  const text = value === undefined || value === null ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+/** The wire record's fields but `uploader`, which recordJson handles apart (absent when no key was used). */
+const RECORD_KEYS: readonly string[] = RECORD_FIELDS.slice(0, 11);

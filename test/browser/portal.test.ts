@@ -307,6 +307,11 @@ describe.skipIf(!hasChromium)('portal in a browser, on a service that wants API 
     await upload.click();
     await page.waitForTimeout(300);
     expect(puts).toHaveLength(1);
+
+    // The results table shows every field of the wire record, the uploader included.
+    await page.getByRole('link', { name: `Find ${name} by search` }).click();
+    await expect.poll(() => rows(page).count()).toBe(1);
+    expect(await rows(page).first().locator('td[data-label=Uploader]').textContent()).toBe('portal-user');
     await page.close();
   });
 });

@@ -38,6 +38,6 @@ describe('npm test finds the local services and names what it skips', () => {
     expect(printed).toHaveLength(3);
     expect(printed[0]).toMatch(/^SKIPPED PostgreSQL tests \(.*\): no TEST_DATABASE_URL and nothing answers at postgres:\/\/postgres@127\.0\.0\.1:1\/test; start PostgreSQL there or set TEST_DATABASE_URL=/);
     expect(printed[1]).toBe('SKIPPED browser tests of the portal (test/browser): no Chromium at /nonexistent/chromium; apt-get install -y chromium, or set CHROMIUM_PATH');
-    expect(printed[2]).toMatch(/^SKIPPED agreement with python3 .*install python3$/);
+    expect(printed[2]).toMatch(/^SKIPPED python3 tests .*install python3$/);
   });
 });

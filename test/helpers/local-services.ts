@@ -50,7 +50,7 @@ export default async function setup(): Promise<() => void> {
     skipped.push(`browser tests of the portal (test/browser): no Chromium at ${process.env.CHROMIUM_PATH ?? CHROMIUM}; apt-get install -y chromium, or set CHROMIUM_PATH`);
   }
   if (spawnSync('python3', ['--version']).status !== 0) {
-    skipped.push('agreement with python3 (test/unit/service/python-tuples.test.ts): python3 is not on the PATH; install python3');
+    skipped.push('python3 tests (agreement with Python tuples; sdc download asking on a terminal): python3 is not on the PATH; install python3');
   }
 
   return () => {

@@ -15,6 +15,7 @@ export interface SeenRequest {
 export type Fault =
   | { readonly status: number; readonly body?: string }
   | { readonly cutAfter: number }
+  | { readonly stallAfter: number }
   | { readonly dropAnswer: true };
 
 interface PendingFault {
@@ -94,15 +95,17 @@ export class RecordingProxy {
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         if (!fault) return void answer.pipe(res);
-        // Forward the first `cutAfter` body bytes, then drop the connection mid-answer.
+        // Forward the first `cutAfter` body bytes, then drop the connection mid-answer; or the
+        // first `stallAfter`, then send nothing more on a connection left open (a stalled transfer).
+        const limit = 'cutAfter' in fault ? fault.cutAfter : fault.stallAfter;
         let sent = 0;
         answer.on('data', (chunk: Buffer) => {
-          if (sent >= fault.cutAfter) return;
-          const piece = chunk.subarray(0, fault.cutAfter - sent);
+          if (sent >= limit) return;
+          const piece = chunk.subarray(0, limit - sent);
           sent += piece.length;
-          if (sent < fault.cutAfter) return void res.write(piece);
+          if (sent < limit) return void res.write(piece);
           answer.destroy();
-          res.write(piece, () => res.socket?.destroy());
+          res.write(piece, () => 'cutAfter' in fault && res.socket?.destroy());
         });
       },
     );

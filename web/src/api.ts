@@ -1,29 +1,15 @@
+import type { CoverageSpan } from '../../src/wire/coverage.js';
+import type { WireRecord } from '../../src/wire/record.js';
 import { jsonArrayObjects } from './json-array-stream.js';
 
-/** A record of GET /query (interface spec 2.3, plus what the archive knows of the bytes). */
-export interface FileRecord {
-  readonly file_path: string;
-  readonly instrument: string;
-  readonly data_level: string;
-  readonly descriptor: string;
-  readonly start_date: string;
-  readonly end_date: string;
-  readonly version: string;
-  readonly extension: string;
-  readonly ingestion_date: string;
-  readonly size: number;
-  readonly sha256: string;
-}
+/**
+ * A record of GET /query: the wire record (src/wire/record.ts), whose archive fields this
+ * service always sends; `uploader` only when a key was used.
+ */
+export type FileRecord = WireRecord & Required<Pick<WireRecord, 'ingestion_date' | 'size' | 'sha256'>>;
 
-/** A span of GET /coverage. */
-export interface CoverageSpan {
-  readonly instrument: string;
-  readonly data_level: string;
-  readonly start_date: string;
-  readonly end_date: string;
-  readonly files: number;
-  readonly size: number;
-}
+/** A span of GET /coverage (src/wire/coverage.ts). */
+export type { CoverageSpan };
 
 /** An answer the service refused, with its message for people. */
 export class ApiError extends Error {

@@ -18,18 +18,8 @@ export function dayOf(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 10).replace(/-/g, '');
 }
 
-const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
-
-/** 1234567 -> "1.2 MB" (decimal units, as disks and networks count). */
-export function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}`;
-}
+/** The byte format the `sdc` command uses too (decimal units). */
+export { formatBytes } from '../../src/wire/bytes.js';
 
 /** ISO-8601 UTC timestamp -> "2024-01-05 12:34 UTC". */
 export function formatTimestamp(iso: string): string {

@@ -32,14 +32,15 @@ const COLUMNS: readonly Column[] = [
   { key: 'extension', label: 'Ext.', cell: (r) => r.extension },
   { key: 'size', label: 'Size', cell: (r) => formatBytes(r.size), numeric: true },
   { key: 'ingestion_date', label: 'Ingested', cell: (r) => formatTimestamp(r.ingestion_date) },
+  { key: 'uploader', label: 'Uploader', cell: (r) => r.uploader ?? '—' },
 ];
 
 /** Orders records by a column, ties broken by path so every order is stable and complete. */
 export function sortRecords(records: FileRecord[], key: SortKey, order: 'asc' | 'desc'): FileRecord[] {
   const sign = order === 'asc' ? 1 : -1;
   return records.sort((a, b) => {
-    const x = a[key];
-    const y = b[key];
+    const x = a[key] ?? '';
+    const y = b[key] ?? '';
     const c = x < y ? -1 : x > y ? 1 : 0;
     return c !== 0 ? sign * c : a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0;
   });

@@ -9,7 +9,7 @@ export const SEARCH_FIELDS = [
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 export const SORT_KEYS = [
-  'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'size', 'ingestion_date',
+  'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'size', 'ingestion_date', 'uploader',
 ] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 

@@ -3,7 +3,7 @@ import { Client } from '../client.js';
 import { ClientConfigError, DEFAULT_URL, loadClientConfig, type ClientConfig, type ClientSettings } from '../client-config.js';
 import { envPrefix } from '../data-dir-paths.js';
 import { loadMissionConfig } from '../../mission/index.js';
-import { describe } from './run-tally.js';
+import { describe, setServiceAddress } from './run-tally.js';
 
 /** Flags every client command takes. */
 export interface ClientFlags extends ClientSettings {
@@ -53,6 +53,7 @@ export function openClient(cmd: Command, flags: ClientFlags, onMessage: (line: s
     if (err instanceof ClientConfigError) cmd.error(`error: ${err.message}`, { exitCode: 2, code: 'sdc.config' });
     throw err;
   }
+  setServiceAddress(config.url, `${envPrefix(config.mission)}_DATA_ACCESS_URL`);
   const client = new Client({
     url: config.url,
     apiKey: config.apiKey,
@@ -62,7 +63,7 @@ export function openClient(cmd: Command, flags: ClientFlags, onMessage: (line: s
     onRetry: flags.quiet
       ? undefined
       : (err, attempt, delayMs) =>
-          onMessage(`sdc ${cmd.name()}: ${describe(err)}; retry ${attempt} of ${flags.retries} in ${(delayMs / 1000).toFixed(1)} s`),
+          onMessage(`sdc ${cmd.name()}: ${describe(err, false)}; retry ${attempt} of ${flags.retries} in ${(delayMs / 1000).toFixed(1)} s`),
   });
   return { config, client };
 }

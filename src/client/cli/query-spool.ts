@@ -9,6 +9,8 @@ import type { ArchiveRecord } from '../archive-record.js';
 
 export interface SpooledRecords {
   readonly count: number;
+  /** Sum of the records' sizes, bytes (records without a size count 0). */
+  readonly bytes: number;
   records(): AsyncIterable<ArchiveRecord>;
   remove(): Promise<void>;
 }
@@ -23,10 +25,12 @@ export async function spoolRecords(source: AsyncIterable<ArchiveRecord>): Promis
   const file = join(dir, 'records.ndjson');
   const remove = () => rm(dir, { recursive: true, force: true });
   let count = 0;
+  let bytes = 0;
   const out = createWriteStream(file);
   try {
     for await (const record of source) {
       count++;
+      bytes += record.size ?? 0;
       if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
     }
     out.end();
@@ -38,6 +42,7 @@ export async function spoolRecords(source: AsyncIterable<ArchiveRecord>): Promis
   }
   return {
     count,
+    bytes,
     async *records() {
       for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
         if (line) yield JSON.parse(line) as ArchiveRecord;

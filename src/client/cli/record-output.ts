@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { csvCell } from '../../wire/record.js';
 import { ALL_FIELDS, SPEC_FIELDS, type ArchiveRecord, type RecordField } from '../archive-record.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'] as const;
@@ -110,9 +111,5 @@ function tableRow(cells: readonly string[], widths: readonly number[]): string {
   return `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`;
 }
 
-/** RFC 4180: quote a cell holding a comma, quote, CR or LF; double its quotes. */
-export function csvCell(value: string | number | undefined): string {
-  if (value === undefined) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+// RFC 4180 cells, as the server writes them (src/wire/record.ts).
+export { csvCell };

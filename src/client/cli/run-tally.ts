@@ -1,4 +1,4 @@
-import { ClientError } from '../client-errors.js';
+import { ClientError, NetworkError } from '../client-errors.js';
 import type { TransferProgress } from './transfer-progress.js';
 
 /**
@@ -37,8 +37,25 @@ export class RunTally<Outcome extends string> {
   }
 }
 
-/** A failure as one line: the server's or SDK's message; an unexpected error keeps its name. */
-export function describe(err: unknown): string {
+/** Where the command sends its requests, to name in the hint when nothing answers there. */
+let service: { url: string; variable: string } | undefined;
+
+/** Set by openClient: the service address and the variable that names it. */
+export function setServiceAddress(url: string, variable: string): void {
+  service = { url, variable };
+}
+
+/** Failures that mean no service answered at the address (rather than a service that failed). */
+const NOTHING_THERE = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
+
+/**
+ * A failure as one line: the server's or SDK's message; an unexpected error keeps its name.
+ * When nothing answers at the service address, `hint` adds what to check (not on retry lines).
+ */
+export function describe(err: unknown, hint = true): string {
+  if (err instanceof NetworkError && hint && service && NOTHING_THERE.test(err.message)) {
+    return `${err.message.replace(/\s*\n\s*/g, ' ')}. Nothing answers at ${service.url}: is the service running there? Check --url or ${service.variable}.`;
+  }
   if (err instanceof ClientError) return err.message.replace(/\s*\n\s*/g, ' ');
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   return String(err);

@@ -1,3 +1,4 @@
+import { formatBytes } from '../../wire/bytes.js';
 import cliProgress from 'cli-progress';
 
 /** One transfer's bar; a no-op when progress is off. */
@@ -96,7 +97,7 @@ function fit(name: string, width: number): string {
   return `${name.slice(0, head)}…${name.slice(name.length - (width - 1 - head))}`;
 }
 
-/** `name  [#####-----]  42%  12.3 MiB / 29.0 MiB  ETA 3s`; files: `files [###---] 3/10`. */
+/** `name  [#####-----]  42%  12.3 MB / 29.0 MB  ETA 3s`; files: `files [###---] 3/10`. */
 function renderLine(options: cliProgress.Options, params: cliProgress.Params, payload: BarPayload): string {
   const width = options.barsize ?? 20;
   const filled = Math.round(Math.min(1, params.progress) * width);
@@ -109,13 +110,5 @@ function renderLine(options: cliProgress.Options, params: cliProgress.Params, pa
   return `${label} ${bar} ${percent}  ${formatBytes(params.value)} / ${formatBytes(params.total)}${eta}`;
 }
 
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
+// One byte format for the CLI and the portal (src/wire/bytes.ts).
+export { formatBytes };

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ArchiveRecord } from '../archive-record.js';
 import type { Client } from '../client.js';
+import { InvalidQueryError } from '../client-errors.js';
 import { addConnectionOptions, openClient, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options.js';
 import { writeRecords } from './record-output.js';
@@ -72,7 +73,12 @@ Examples:
       try {
         await writeRecords(handled(), flags.output ?? (process.stdout.isTTY ? 'table' : 'ndjson'), process.stdout, { live: true });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EPIPE') {
+        if (err instanceof InvalidQueryError && flags.lastEventId !== undefined && lastId === flags.lastEventId && /Last-Event-ID/i.test(err.message)) {
+          // The id was refused: say what a valid one looks like, and do not offer it back to resume with.
+          message(badResumeId(flags.lastEventId));
+          lastId = undefined;
+          process.exitCode = 2;
+        } else if ((err as NodeJS.ErrnoException).code !== 'EPIPE') {
           message(`sdc watch: ${describe(err)}`);
           process.exitCode = 1;
         }
@@ -86,6 +92,15 @@ Examples:
         process.exitCode = 1;
       }
     });
+}
+
+/** What a refused --last-event-id gets: what a valid id is and where it comes from. */
+export function badResumeId(id: string): string {
+  return (
+    `sdc watch: --last-event-id ${JSON.stringify(id)} is not an id this service handed out. A valid id is the one printed by an ` +
+    `earlier run on its last line, "${RESUME_PREFIX}<id>": a long string of letters, digits, - and _ (e.g. WyJpbmdlc3Rpb25fZGF0ZSIs...), ` +
+    'copied whole. Leave the option out to start from now.'
+  );
 }
 
 /** Downloads one announced file (the record saves a lookup); false, with a message, when it failed. */

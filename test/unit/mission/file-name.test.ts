@@ -62,9 +62,10 @@ describe('file names (spec 2.1) and their messages (spec 7.1)', () => {
     }
   });
 
-  it('row 2: mission invalid -> "Invalid mission."', () => {
-    expect(messageOf('mars_swe_l1a_sci_20240105_20240105_v00-01.cdf')).toBe('Invalid mission.');
-    expect(messageOf('IMAP_swe_l1a_sci_20240105_20240105_v00-01.cdf')).toBe('Invalid mission.');
+  it('row 2: mission invalid -> "Invalid mission.", then the mission this service serves', () => {
+    const text = 'Invalid mission. This service serves the mission imap: file names start with imap_.';
+    expect(messageOf('mars_swe_l1a_sci_20240105_20240105_v00-01.cdf')).toBe(text);
+    expect(messageOf('IMAP_swe_l1a_sci_20240105_20240105_v00-01.cdf')).toBe(text);
   });
 
   it('row 3: instrument not allowed -> "Invalid instrument." and the allowed set', () => {
@@ -80,18 +81,36 @@ describe('file names (spec 2.1) and their messages (spec 7.1)', () => {
   });
 
   it('row 5: start date not YYYYMMDD (or not a real day)', () => {
-    for (const d of ['2024010', '2024-01-05', '20241305', '20240230', '20230229', '20240100', 'yyyymmdd']) {
+    for (const d of ['2024010', '2024-01-05', 'yyyymmdd']) {
       expect(messageOf(`imap_swe_l1a_sci_${d}_20240105_v00-01.cdf`), d).toBe(
         'Invalid start date format. Please use YYYYMMDD format.',
+      );
+    }
+    // The right format, but no such day: the spec's text, then what is wrong with the date.
+    for (const [d, why] of [
+      ['20241305', 'there is no month 13'],
+      ['20240230', 'February 2024 has 29 days'],
+      ['20240231', 'February 2024 has 29 days'],
+      ['20230229', 'February 2023 has 28 days'],
+      ['20240100', 'there is no day 00'],
+    ]) {
+      expect(messageOf(`imap_swe_l1a_sci_${d}_20240105_v00-01.cdf`), d).toBe(
+        `Invalid start date format. Please use YYYYMMDD format. ${d} has that format but is not a date that exists: ${why}.`,
       );
     }
     expect(parse('imap_swe_l1a_sci_20240229_20240229_v00-01.cdf').ok).toBe(true); // leap day
   });
 
   it('row 6: end date not YYYYMMDD (or not a real day)', () => {
-    for (const d of ['202401051', '20240431', 'abcdefgh']) {
+    for (const d of ['202401051', 'abcdefgh']) {
       expect(messageOf(`imap_swe_l1a_sci_20240105_${d}_v00-01.cdf`), d).toBe(
         'Invalid end date format. Please use YYYYMMDD format.',
+      );
+    }
+    {
+      const d = '20240431';
+      expect(messageOf(`imap_swe_l1a_sci_20240105_${d}_v00-01.cdf`), d).toBe(
+        'Invalid end date format. Please use YYYYMMDD format. 20240431 has that format but is not a date that exists: April 2024 has 30 days.',
       );
     }
   });
@@ -111,7 +130,7 @@ describe('file names (spec 2.1) and their messages (spec 7.1)', () => {
 
   it('checks the rules in the order of the table and reports the first failure', () => {
     // Everything wrong after the shape: mission is reported first.
-    expect(messageOf('mars_foo_l9_sci_2024_2024_v1.txt')).toBe('Invalid mission.');
+    expect(messageOf('mars_foo_l9_sci_2024_2024_v1.txt')).toMatch(/^Invalid mission\. /);
     expect(messageOf('imap_foo_l9_sci_2024_2024_v1.txt')).toMatch(/^Invalid instrument\./);
     expect(messageOf('imap_swe_l9_sci_2024_2024_v1.txt')).toMatch(/^Invalid data level\./);
     expect(messageOf('imap_swe_l1_sci_2024_2024_v1.txt')).toMatch(/^Invalid start date/);
@@ -160,7 +179,7 @@ describe('mission configuration', () => {
     expect(parseFileName('demo_cam_raw_x_20240101_20240101_v00-01.bin', mission).ok).toBe(true);
     const r = parseFileName('demo_cam_l1_x_20240101_20240101_v00-01.bin', mission);
     expect(r.ok ? '' : r.message).toBe('Invalid extension. Extension should be bin for data level raw and nc for data levels higher than raw.');
-    expect(parseFileName(VALID, mission)).toMatchObject({ ok: false, message: 'Invalid mission.' });
+    expect(parseFileName(VALID, mission)).toMatchObject({ ok: false, message: 'Invalid mission. This service serves the mission demo: file names start with demo_.' });
   });
 
   it('refuses a malformed config with a message naming the field', () => {

@@ -1,0 +1,4 @@
+export * from './record.js';
+export * from './query.js';
+export * from './coverage.js';
+export * from './bytes.js';

@@ -1,0 +1,63 @@
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORD_FIELDS } from '../../src/wire/record.js';
+import { runCli } from '../helpers/run-cli.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const PATH = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+const BYTES = 'wire record\n';
+
+// One record, uploaded with a key (so it has every field, uploader included), read back
+// through every output there is: each must carry every field of src/wire/record.ts, in order.
+describe('the wire record is the same wherever it is read', { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let expected: Record<string, unknown>;
+  beforeAll(async () => {
+    server = await startTestServer();
+    const { key } = await server.ctx.catalog.keys().create('swe-pipeline');
+    const address = (await (await fetch(`${server.url}/upload/${PATH}`, { headers: { 'X-API-Key': key } })).json()) as string;
+    expect((await fetch(address, { method: 'PUT', body: BYTES, headers: { 'Content-Type': '' } })).status).toBe(200);
+    const answer = (await (await fetch(`${server.url}/query`)).json()) as Record<string, unknown>[];
+    expect(answer).toHaveLength(1);
+    expected = answer[0]!;
+  });
+  afterAll(() => server?.stop());
+
+  it('GET /query as JSON, NDJSON and CSV', async () => {
+    expect(Object.keys(expected)).toEqual([...RECORD_FIELDS]);
+    expect(expected).toMatchObject({ file_path: PATH, size: BYTES.length, uploader: 'swe-pipeline' });
+
+    const ndjson = await (await fetch(`${server.url}/query?format=ndjson`)).text();
+    const line = JSON.parse(ndjson.trim()) as Record<string, unknown>;
+    expect(Object.keys(line)).toEqual([...RECORD_FIELDS]);
+    expect(line).toEqual(expected);
+
+    const csv = await (await fetch(`${server.url}/query?format=csv`)).text();
+    const [header, row] = parse(csv) as string[][];
+    expect(header).toEqual([...RECORD_FIELDS]);
+    expect(row).toEqual(RECORD_FIELDS.map((f) => String(expected[f])));
+  });
+
+  it('the OpenAPI schema of a record', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      components: { schemas: { FileRecord: { properties: Record<string, { type: string }> } } };
+    };
+    const properties = doc.components.schemas.FileRecord.properties;
+    expect(Object.keys(properties)).toEqual([...RECORD_FIELDS]);
+    for (const field of RECORD_FIELDS) expect(typeof expected[field]).toBe(properties[field]!.type === 'integer' ? 'number' : 'string');
+  });
+
+  it('sdc query --output json, ndjson and csv', async () => {
+    const env = { IMAP_DATA_ACCESS_URL: server.url };
+    const json = await runCli(['query', '--output', 'json'], { env });
+    const [fromJson] = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(Object.keys(fromJson!)).toEqual([...RECORD_FIELDS]);
+    expect(fromJson).toEqual(expected);
+
+    const ndjson = await runCli(['query', '--output', 'ndjson'], { env });
+    expect(JSON.parse(ndjson.stdout.trim())).toEqual(expected);
+
+    const csv = await runCli(['query', '--output', 'csv'], { env });
+    expect(parse(csv.stdout)).toEqual([[...RECORD_FIELDS], RECORD_FIELDS.map((f) => String(expected[f]))]);
+  });
+});
