@@ -9,7 +9,7 @@ import { IMAP_MISSION } from '../../src/mission/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { startClientWorld, writeTree, type ClientWorld } from './client-world.js';
 
-const ALL_FIELDS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'ingestion_date', 'size', 'sha256'];
+const ALL_FIELDS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader'];
 
 /** Stored path of a swe l1a sci file. */
 const swe = (start: string, end: string, version: string) =>

@@ -91,7 +91,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
     expect(page.headers!.link).toMatch(/^<https:\/\/xyz789abcd\.execute-api\.us-west-2\.amazonaws\.com\/prod\/query\?instrument=swe&limit=1&cursor=[^>]+>; rel="next"$/);
     const csv = await api(withV1Headers(v1Event('/query', { instrument: ['swe'] }), { Accept: 'text/csv' }));
     expect(csv.headers!['content-type']).toBe('text/csv; charset=utf-8');
-    expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256');
+    expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256,uploader');
   });
 
   it('redirects a download through a v2 event on a named stage to the signed address of the bytes', async () => {
@@ -157,7 +157,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
     const lost = 'imap/hit/l1a/2024/02/imap_hit_l1a_sci_20240201_20240201_v00-01.cdf';
     await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: lost, Body: 'no event came' }));
     await store.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: PATH.replace('v00-01', 'v00-02') }));
-    expect(await reconcile()).toEqual({ indexed: 1, skipped: 1, missing: 1, firstMissing: [PATH.replace('v00-01', 'v00-02')] });
+    expect(await reconcile()).toEqual({ indexed: 1, refused: 0, skipped: 1, missing: 1, firstMissing: [PATH.replace('v00-01', 'v00-02')] });
     expect(JSON.parse((await api(v2Event('/query', 'instrument=hit'))).body)).toMatchObject([{ file_path: lost }]);
   });
 

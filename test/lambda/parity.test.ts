@@ -44,16 +44,18 @@ const BY_PRESENCE = ['x-request-id'];
 /** Belong to the connection or the clock. */
 const IGNORED = ['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 
+/** Each upload address names a staging key of its own (.staging/<key>/<24 hex>): random by design. */
+const STAGING_ID = /\/[0-9a-f]{24}\?/g;
 const SIGNED = /\?(X-Amz-[^"\s>]*)/g;
 
 function normalise(answer: Answer, base: string): { status: number; headers: Record<string, string>; body: string } {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
     if (IGNORED.includes(name)) continue;
-    headers[name] = BY_PRESENCE.includes(name) ? '<present>' : value.replace(SIGNED, '?<signed>').split(`<${base}/`).join('<BASE/');
+    headers[name] = BY_PRESENCE.includes(name) ? '<present>' : value.replace(STAGING_ID, '/<staging id>?').replace(SIGNED, '?<signed>').split(`<${base}/`).join('<BASE/');
   }
   const text = answer.body.toString('utf8');
-  return { status: answer.status, headers, body: /[\uFFFD]/.test(text) ? answer.body.toString('base64') : text.replace(SIGNED, '?<signed>') };
+  return { status: answer.status, headers, body: /[\uFFFD]/.test(text) ? answer.body.toString('base64') : text.replace(STAGING_ID, '/<staging id>?').replace(SIGNED, '?<signed>') };
 }
 
 /**

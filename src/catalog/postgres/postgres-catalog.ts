@@ -30,12 +30,29 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
   try {
     await createSchema(db, schema);
-    await migrateToLatest(db as Kysely<unknown>, POSTGRES_DIALECT, schema);
+    await migrateRetryingOthersDrops(db as Kysely<unknown>, schema);
   } catch (err) {
     await db.destroy();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
   return new KyselyCatalog(db, () => db.destroy(), POSTGRES_DIALECT);
+}
+
+/**
+ * Kysely's migrator lists the tables of every schema to find its own; a schema that another
+ * deployment drops meanwhile (several deployments or test runs in one database) fails that
+ * listing with 3F000 naming the other schema. That says nothing about ours: try again.
+ */
+async function migrateRetryingOthersDrops(db: Kysely<unknown>, schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateToLatest(db, POSTGRES_DIALECT, schema);
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const othersDrop = cause?.code === '3F000' && !cause.message?.includes(`"${schema}"`);
+      if (!othersDrop || attempt === 5) throw err;
+    }
+  }
 }
 
 async function createSchema(db: Kysely<CatalogDatabase>, schema: string): Promise<void> {
