@@ -84,7 +84,7 @@ describe('AWS Lambda handlers', () => {
     v1.headers.Accept = 'text/csv';
     const csv = await api(v1);
     expect(csv.headers!['content-type']).toBe('text/csv; charset=utf-8');
-    expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256');
+    expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256,uploader');
   });
 
   it('redirects a download through a v2 event on a named stage to the signed address of the bytes', async () => {
