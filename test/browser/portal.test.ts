@@ -235,6 +235,83 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     expect(await page.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(360);
     await page.screenshot({ path: `${RESULTS_DIR}/portal-narrow.png`, fullPage: true });
   });
+
+  it('runs the search an address describes: /?file_path=<name>, /?per_page=25', async () => {
+    const name = magPath(day(6)).split('/').at(-1)!;
+    await page.goto(`${server.url}/?file_path=${name}`);
+    await expect.poll(() => firstCells(page)).toEqual([name]);
+    expect(await page.getByLabel('File name or path').inputValue()).toBe(name);
+
+    await page.goto(`${server.url}/?per_page=25`);
+    await expect.poll(() => rows(page).count()).toBe(25);
+    expect(await page.locator('#page-label').textContent()).toMatch(/^Page 1 of 2 /);
+  });
+
+  it('takes and shows dates as ISO YYYY-MM-DD, whatever the browser locale; Ingested on one line', async () => {
+    await page.goto(`${server.url}/?instrument=mag&start_date=20240105&end_date=20240106&page=1`);
+    await expect.poll(() => rows(page).count()).toBe(2);
+    const from = page.getByLabel('Start date from');
+    expect(await from.getAttribute('placeholder')).toBe('YYYY-MM-DD');
+    expect(await from.inputValue()).toBe('2024-01-05');
+    await from.fill('2024-01-06');
+    await page.getByLabel('Start date to').fill('2024-01-07');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('start_date')).toBe('20240106');
+    expect(new URL(page.url()).searchParams.get('end_date')).toBe('20240107');
+    await expect.poll(() => rows(page).count()).toBe(2);
+
+    const ingested = rows(page).first().locator('td[data-label=Ingested]');
+    expect(await ingested.textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}Z$/);
+    const size = rows(page).first().locator('td[data-label=Size]');
+    // Every column, the last (Uploader) included, fits a 1280-pixel window.
+    const last = (await rows(page).first().locator('td[data-label=Uploader]').boundingBox())!;
+    expect(last.x + last.width).toBeLessThanOrEqual(1280);
+    // One line: the cell is no taller than its neighbour's single line.
+    expect((await ingested.boundingBox())!.height).toBeLessThanOrEqual((await size.boundingBox())!.height + 1);
+  });
+
+  it('styles the file input as a button of the page', async () => {
+    await page.goto(server.url);
+    const style = await page.locator('#upload-files').evaluate((input) => {
+      // Runs in the page; the tests compile without the DOM library.
+      const view = globalThis as unknown as { getComputedStyle(e: unknown, pseudo: string): Record<string, string> };
+      const s = view.getComputedStyle(input, '::file-selector-button');
+      return { border: s.borderTopColor, color: s.color, radius: s.borderTopLeftRadius };
+    });
+    expect(style).toEqual({ border: 'rgb(29, 95, 191)', color: 'rgb(29, 95, 191)', radius: '6px' });
+  });
+
+  it('coverage follows the search filters, and its hover text sits at the pointer', async () => {
+    await page.goto(`${server.url}/?instrument=mag&page=1`);
+    await expect.poll(() => page.locator('#coverage-status').textContent()).toContain('for the current search');
+    expect(await page.locator('#coverage-table tbody tr').count()).toBe(1);
+    expect(await page.locator('#coverage-table tbody td').first().textContent()).toBe('mag');
+
+    const point = await pointOf(page, Date.UTC(2024, 0, 6, 12) / 1000, 0);
+    await page.mouse.move(point.x, point.y);
+    const hover = page.locator('#coverage-hover');
+    await expect.poll(() => hover.isVisible()).toBe(true);
+    expect(await hover.textContent()).toBe('mag l2: 2024-01-05 to 2024-01-07, 3 files, 225 B. Click to search.');
+    const box = (await hover.boundingBox())!;
+    expect(Math.abs(box.x - point.x)).toBeLessThan(40);
+    expect(box.y - point.y).toBeGreaterThan(0);
+    expect(box.y - point.y).toBeLessThan(40);
+    await page.locator('#coverage').screenshot({ path: `${RESULTS_DIR}/portal-coverage-hover.png` });
+
+    // Clearing the search shows the whole archive's coverage again.
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => page.locator('#coverage-table tbody tr').count()).toBeGreaterThan(1);
+  });
+
+  it('on a phone: the hint says tap, and the page fits the screen', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    await phone.goto(server.url);
+    await phone.locator('#coverage-figure').waitFor();
+    expect(await phone.locator('#coverage-how').textContent()).toBe('Tap a bar to search its files; the table below lists every span.');
+    expect(await phone.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.screenshot({ path: `${RESULTS_DIR}/portal-phone.png`, fullPage: true });
+    await phone.close();
+  });
 });
 
 describe.skipIf(!hasChromium)('portal in a browser, with more matches than a search loads', () => {

@@ -1,3 +1,4 @@
+import { RECORD_FIELDS } from '../../src/wire/record.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -9,7 +10,7 @@ import { IMAP_MISSION } from '../../src/mission/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { startClientWorld, writeTree, type ClientWorld } from './client-world.js';
 
-const ALL_FIELDS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader'];
+const ALL_FIELDS = [...RECORD_FIELDS];
 
 /** Stored path of a swe l1a sci file. */
 const swe = (start: string, end: string, version: string) =>

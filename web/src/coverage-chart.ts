@@ -14,6 +14,8 @@ const DAY = 86_400;
 /** Pixels per row; rows get thinner when there are many products, so the plot stays in view. */
 const rowHeight = (rows: number) => (rows <= 12 ? 30 : rows <= 30 ? 22 : 16);
 const BAR_COLOR = '#1d5fbf';
+/** Narrowest bar, CSS pixels: wider on a touch screen, where a finger has to find it. */
+const minBarPx = () => (matchMedia('(pointer: coarse)').matches ? 6 : 2);
 
 /** A span's extent on the time axis: 00:00 UTC of its first day to the end of its last. */
 export function spanSeconds(span: CoverageSpan): readonly [number, number] {
@@ -36,7 +38,7 @@ function spanBars(spans: readonly CoverageSpan[], row: number, rowPx: number): u
       const x0 = u.valToPos(from, 'x', true);
       const x1 = u.valToPos(to, 'x', true);
       // A single day in a ten-year view is narrower than a pixel: keep it visible.
-      fill.rect(x0, mid - height / 2, Math.max(x1 - x0, 2 * uPlot.pxRatio), height);
+      fill.rect(x0, mid - height / 2, Math.max(x1 - x0, minBarPx() * uPlot.pxRatio), height);
     }
     return { fill, stroke: null };
   };
@@ -50,7 +52,7 @@ export function drawCoverage(
   target: HTMLElement,
   products: readonly Product[],
   onPick: (product: Product, span: CoverageSpan) => void,
-  onHover: (product: Product | undefined, span: CoverageSpan | undefined) => void,
+  onHover: (product: Product | undefined, span: CoverageSpan | undefined, at?: { x: number; y: number }) => void,
 ): uPlot {
   const rows = products.length;
   const rowOf = (index: number) => rows - 1 - index; // first product on top
@@ -74,7 +76,8 @@ export function drawCoverage(
     axes: [
       {
         grid: { stroke: '#e4e7eb' },
-        space: 70,
+        // Room for a whole ISO day (YYYY-MM-DD) between labels, so short spans do not overlap them.
+        space: 100,
         // Whole days at least: files cover days, so hours would only mislead.
         incrs: [1, 2, 7, 14, 30, 91, 182, 365, 730, 1826, 3652].map((days) => days * DAY),
         values: (_u, splits, _axis, _space, incr) =>
@@ -101,7 +104,16 @@ export function drawCoverage(
           target.dataset[`${key}Max`] = String(scale.max);
         },
       ],
-      setCursor: [(u) => onHover(...spanAt(u, u.cursor.left ?? -1, u.cursor.top ?? -1))],
+      // The span under the pointer, and where the pointer is, relative to the plot's element.
+      setCursor: [
+        (u) => {
+          const left = u.cursor.left ?? -1;
+          const top = u.cursor.top ?? -1;
+          const over = u.over.getBoundingClientRect();
+          const box = target.getBoundingClientRect();
+          onHover(...spanAt(u, left, top), { x: over.left - box.left + left, y: over.top - box.top + top });
+        },
+      ],
     },
   };
 

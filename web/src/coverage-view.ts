@@ -34,6 +34,9 @@ function groupProducts(spans: readonly CoverageSpan[], mission: MissionConfig): 
 const describe = (p: Product, s: CoverageSpan) =>
   `${productLabel(p)}: ${isoDate(s.start_date)} to ${isoDate(s.end_date)}, ${plural(s.files, 'file')}, ${formatBytes(s.size)}`;
 
+/** A touch screen: tap rather than click (and no drag to zoom). */
+const TOUCH = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
+
 /** The coverage section: GET /coverage drawn as a timeline, and the same spans as a table. */
 export class CoverageView {
   private chart: uPlot | undefined;
@@ -44,12 +47,21 @@ export class CoverageView {
     private readonly onPick: (span: CoverageSpan) => void,
   ) {}
 
-  async load(): Promise<void> {
+  /** The filters of the last load: the current search's, so the timeline shows what it selects. */
+  private filters = new URLSearchParams();
+  /** Loads of which only the latest may draw (a quick second search overtakes the first). */
+  private generation = 0;
+
+  /** Loads and draws the coverage of the files `filters` select (those of GET /query); none: the whole archive. */
+  async load(filters: URLSearchParams = this.filters): Promise<void> {
+    this.filters = new URLSearchParams(filters);
+    const generation = ++this.generation;
     this.el.status.className = '';
     this.el.status.textContent = 'Loading coverage…';
     const spans: CoverageSpan[] = [];
     try {
-      for await (const span of (await fetchArray<CoverageSpan>('/coverage', new URLSearchParams())).items) spans.push(span);
+      for await (const span of (await fetchArray<CoverageSpan>('/coverage', this.filters)).items) spans.push(span);
+      if (generation !== this.generation) return;
     } catch (err) {
       this.el.status.className = 'error';
       this.el.status.textContent = `Coverage could not be loaded: ${err instanceof ApiError ? err.message : (err as Error).message}`;
@@ -60,8 +72,9 @@ export class CoverageView {
     this.chart = undefined;
     this.el.figure.hidden = products.length === 0;
     this.fillTable(products);
+    const narrowed = [...this.filters].length > 0;
     if (products.length === 0) {
-      this.el.status.textContent = 'The archive holds no files yet.';
+      this.el.status.textContent = narrowed ? 'No files match the current search.' : 'The archive holds no files yet.';
       return;
     }
     const files = spans.reduce((n, s) => n + s.files, 0);
@@ -69,13 +82,28 @@ export class CoverageView {
     const last = spans.reduce((d, s) => (s.end_date > d ? s.end_date : d), spans[0]!.end_date);
     this.el.status.textContent =
       `${plural(files, 'file')} of ${plural(products.length, 'product')} from ${isoDate(first)} to ${isoDate(last)}, ` +
-      `in ${plural(spans.length, 'span')} of covered days. The table below lists them.`;
+      `in ${plural(spans.length, 'span')} of covered days${narrowed ? ', for the current search' : ''}. The table below lists them.`;
     this.chart = drawCoverage(
       this.el.plot,
       products,
       (_p, span) => this.onPick(span),
-      (p, span) => (this.el.hover.textContent = p && span ? `${describe(p, span)}. Click to search.` : '\u00a0'),
+      (p, span, at) => this.showHover(p && span ? `${describe(p, span)}. ${TOUCH ? 'Tap' : 'Click'} to search.` : undefined, at),
     );
+  }
+
+  /** The hover text next to the pointer, kept inside the plot's width. */
+  private showHover(text: string | undefined, at: { x: number; y: number } | undefined): void {
+    const hover = this.el.hover;
+    if (text === undefined || at === undefined) {
+      hover.hidden = true;
+      return;
+    }
+    hover.textContent = text;
+    hover.hidden = false;
+    const width = this.el.plot.clientWidth;
+    const left = Math.max(0, Math.min(at.x + 12, width - hover.offsetWidth));
+    hover.style.left = `${left}px`;
+    hover.style.top = `${at.y + 16}px`;
   }
 
   private fillTable(products: readonly Product[]): void {

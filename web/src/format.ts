@@ -21,9 +21,9 @@ export function dayOf(seconds: number): string {
 /** The byte format the `sdc` command uses too (decimal units). */
 export { formatBytes } from '../../src/wire/bytes.js';
 
-/** ISO-8601 UTC timestamp -> "2024-01-05 12:34 UTC". */
+/** ISO-8601 UTC timestamp -> "2024-01-05 12:34Z": ISO's own UTC mark, short enough for one line. */
 export function formatTimestamp(iso: string): string {
-  return iso.length >= 16 ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
+  return iso.length >= 16 ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z` : iso;
 }
 
 export function plural(n: number, word: string): string {

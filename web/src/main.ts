@@ -14,6 +14,9 @@ byId('site-title').textContent = title;
 byId('name-form').textContent = FILE_NAME_FORM;
 byId('name-example').textContent = exampleFileName(mission);
 
+// On a touch screen, say what a finger can do.
+if (matchMedia('(pointer: coarse)').matches) byId('coverage-how').textContent = 'Tap a bar to search its files; the table below lists every span.';
+
 const form = byId<HTMLFormElement>('search-form');
 fillChoices(form, mission);
 
@@ -30,8 +33,13 @@ const search = new SearchView(
   (state) => history.replaceState(null, '', stateToUrl(state)),
 );
 
-function runSearch(state: SearchState, push: boolean): void {
+/**
+ * Runs a search and shows it in the address; the coverage follows its filters, except when the
+ * search came from the coverage itself (a click on a span keeps the timeline it was picked from).
+ */
+function runSearch(state: SearchState, push: boolean, followCoverage = true): void {
   if (push) history.pushState(null, '', stateToUrl(state));
+  if (followCoverage) void coverage.load(state.query);
   setForm(form, state.query);
   // Show the less used filters when the search uses them.
   if (['ingestion_start_date', 'ingestion_end_date', 'overlap'].some((name) => state.query.has(name))) byId<HTMLDetailsElement>('more-filters').open = true;
@@ -43,6 +51,7 @@ function showUrl(): void {
   if (state) runSearch(state, false);
   else {
     form.reset();
+    void coverage.load(new URLSearchParams());
     search.clear('Choose what to look for, then press Search. An empty search lists every file.');
   }
 }
@@ -64,7 +73,7 @@ const coverage = new CoverageView(
   mission,
   (span) => {
     const query = new URLSearchParams({ instrument: span.instrument, data_level: span.data_level, start_date: span.start_date, end_date: span.end_date });
-    runSearch({ query, sort: 'file_path', order: 'asc', page: 1, perPage: 50 }, true);
+    runSearch({ query, sort: 'file_path', order: 'asc', page: 1, perPage: 50 }, true, false);
     results.focus();
     results.scrollIntoView({ block: 'start' });
   },
@@ -73,4 +82,3 @@ const coverage = new CoverageView(
 new UploadPanel(byId('upload-form'), byId('upload-files'), byId('api-key'), byId('upload-list'), mission, () => void coverage.load());
 
 showUrl();
-void coverage.load();

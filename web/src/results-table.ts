@@ -15,7 +15,10 @@ function downloadLink(record: FileRecord): Node {
   const a = document.createElement('a');
   // Through /download, so the service's redirect and signed address apply.
   a.href = `/download/${record.file_path.split('/').map(encodeURIComponent).join('/')}`;
-  a.textContent = fileName(record.file_path);
+  // A break opportunity after each `_`, so a long name may wrap there and every column still fits.
+  fileName(record.file_path)
+    .split(/(?<=_)/)
+    .forEach((part, i) => (i === 0 ? a.append(part) : a.append(document.createElement('wbr'), part)));
   a.title = `Download ${record.file_path}`;
   a.setAttribute('download', '');
   return a;

@@ -3,7 +3,7 @@ import { missionExtensions, type MissionConfig } from './mission.js';
 
 /** The form's fields: the filters of GET /query (interface spec 4.3 and docs/query.md), same names. */
 export const SEARCH_FIELDS = [
-  'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
+  'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
   'ingestion_start_date', 'ingestion_end_date', 'overlap',
 ] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
@@ -33,7 +33,8 @@ export function stateFromUrl(search: string): SearchState | undefined {
   const params = new URLSearchParams(search);
   const query = new URLSearchParams();
   for (const [name, value] of params) if ((SEARCH_FIELDS as readonly string[]).includes(name) && value !== '') query.append(name, value);
-  if (!params.has('page') && [...query].length === 0) return undefined;
+  // Any filter, or any of the table's settings, names a search: `/?file_path=x`, `/?per_page=25`.
+  if ([...query].length === 0 && !['page', 'per_page', 'sort', 'order'].some((name) => params.has(name))) return undefined;
   const sort = params.get('sort') ?? '';
   const perPage = Number(params.get('per_page'));
   return {
@@ -76,7 +77,8 @@ export function formQuery(form: HTMLFormElement): URLSearchParams {
     }
     const value = field.value.trim();
     if (value === '') continue;
-    query.set(name, field.type === 'date' ? apiDate(value) : value);
+    // Dates are typed as ISO YYYY-MM-DD (or YYYYMMDD); the API takes YYYYMMDD.
+    query.set(name, 'date' in field.dataset ? apiDate(value) : value);
   }
   return query;
 }
@@ -93,6 +95,6 @@ export function setForm(form: HTMLFormElement, query: URLSearchParams): void {
       // A value the mission does not know: keep it visible, the service will say what is wrong.
       field.add(new Option(value, value));
     }
-    field.value = field.type === 'date' && /^\d{8}$/.test(value) ? isoDate(value) : value;
+    field.value = 'date' in field.dataset && /^\d{8}$/.test(value) ? isoDate(value) : value;
   }
 }
