@@ -17,7 +17,8 @@ function makeFile(path: string, bytes: number): void {
 
 function put(url: string, file: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'Content-Type': '', 'Content-Length': statSync(file).size } }, (res) => {
+    // A new connection each time (no agent): a kept-alive socket the server has since closed would hang up.
+    const req = request(url, { agent: false, method: 'PUT', headers: { 'Content-Type': '', 'Content-Length': statSync(file).size } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -29,7 +30,7 @@ function put(url: string, file: string): Promise<number> {
 /** GET into /dev/null: the client costs as little as it can. */
 function download(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    get(url, (res) => {
+    get(url, { agent: false }, (res) => {
       pipeline(res, createWriteStream('/dev/null')).then(() => resolve(res.statusCode ?? 0), reject);
     }).on('error', reject);
   });

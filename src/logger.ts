@@ -6,6 +6,13 @@ function serializeRequest(req: { method: string; url: string; id?: string }) {
   return { method: req.method, url: redactUrl(req.url) };
 }
 
+let stdout: DestinationStream | undefined;
+
+/** The one per process (however many servers it starts), made on first use. */
+function stdoutByTurn(): DestinationStream {
+  return (stdout ??= makeStdoutByTurn());
+}
+
 /**
  * Standard output, written once per turn of the event loop: the lines logged while one turn
  * runs (under load, those of many requests) are joined and handed to an asynchronous pino
@@ -13,7 +20,7 @@ function serializeRequest(req: { method: string; url: string; id?: string }) {
  * line; an idle one writes each line at the end of the turn that logged it. What is still
  * held when the process exits is written synchronously then.
  */
-function stdoutByTurn(): DestinationStream {
+function makeStdoutByTurn(): DestinationStream {
   const out = pino.destination({ dest: 1, sync: false });
   let held = '';
   const release = () => {

@@ -2,9 +2,10 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { POSTGRES_DIALECT } from '../catalog-dialect.js';
-import { KyselyCatalog } from '../kysely-catalog.js';
+import type { KyselyCatalog } from '../kysely-catalog.js';
 import { migrateToLatest } from '../migrations.js';
 import type { CatalogDatabase } from '../schema.js';
+import { PostgresCatalog } from './postgres-prepared-reads.js';
 import { parsePostgresUrl, redactPassword } from './postgres-url.js';
 
 export interface PostgresCatalogOptions {
@@ -35,7 +36,7 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     await db.destroy();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
-  return new KyselyCatalog(db, () => db.destroy(), POSTGRES_DIALECT);
+  return new PostgresCatalog(db, pool, () => db.destroy(), POSTGRES_DIALECT);
 }
 
 /**

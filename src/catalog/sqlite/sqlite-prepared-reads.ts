@@ -6,7 +6,8 @@ import { hashKey, keyIdOf, sameHash, type KeyCheck, type KeyStore } from '../key
 import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
 import { KyselyKeyStore } from '../kysely-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
-import { DEFAULT_SORT, type QueryOptions, type QueryPosition, type QuerySort } from '../query-options.js';
+import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
+import { afterOf, whereOf } from '../filter-sql.js';
 import { RecordPages } from '../record-pages.js';
 import type { CatalogDatabase } from '../schema.js';
 
@@ -37,54 +38,6 @@ function toRecord(r: Row): FileRecord {
     sha256: r[10],
   };
   return r[11] ? { ...record, uploader: r[11] } : record;
-}
-
-/**
- * The WHERE clause of a filter and its parameters. The SQL text depends only on which
- * conditions are present (the filter's shape), never on values, so one prepared statement
- * serves every request of a shape. Same conditions as applyFilter in kysely-catalog.ts.
- */
-function whereOf(filter: QueryFilter, params: unknown[]): string[] {
-  const where: string[] = [];
-  const eq = (column: string, value: string | undefined, op = '=') => {
-    if (value === undefined) return;
-    where.push(`files.${column} ${op} ?`);
-    params.push(value);
-  };
-  eq('file_path', filter.file_path);
-  eq('instrument', filter.instrument);
-  eq('data_level', filter.data_level);
-  eq('descriptor', filter.descriptor);
-  if (filter.overlap) {
-    eq('end_date', filter.start_date, '>=');
-    eq('start_date', filter.end_date, '<=');
-  } else {
-    eq('start_date', filter.start_date, '>=');
-    eq('start_date', filter.end_date, '<=');
-  }
-  if (filter.version === 'latest') {
-    // vXX-YY has fixed width, so text order is numeric order.
-    where.push(
-      'NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument AND newer.data_level = files.data_level' +
-        ' AND newer.descriptor = files.descriptor AND newer.start_date = files.start_date AND newer.version > files.version)',
-    );
-  } else if (filter.version !== '*') {
-    eq('version', filter.version);
-  }
-  eq('extension', filter.extension);
-  eq('ingestion_date', filter.ingestion_start, '>=');
-  eq('ingestion_date', filter.ingestion_end, '<=');
-  return where;
-}
-
-function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]): string {
-  const op = sort.descending ? '<' : '>';
-  if (sort.field === 'file_path') {
-    params.push(after.file_path);
-    return `files.file_path ${op} ?`;
-  }
-  params.push(after.key, after.key, after.file_path);
-  return `(files.${sort.field} ${op} ? OR (files.${sort.field} = ? AND files.file_path ${op} ?))`;
 }
 
 /** Rows per multi-row INSERT of a bulk load (12 parameters each, far under SQLite's limit). */

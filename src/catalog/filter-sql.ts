@@ -1,0 +1,62 @@
+import type { QueryFilter } from './query-filter.js';
+import type { QueryPosition, QuerySort } from './query-options.js';
+
+/*
+ * A query's SQL text from its filter's shape, for the prepared statements of the SQLite and
+ * PostgreSQL catalogs: `?` placeholders (PostgreSQL numbers them, see numbered()), values
+ * pushed on `params` in the same order.
+ */
+
+/**
+ * The WHERE clause of a filter and its parameters. The SQL text depends only on which
+ * conditions are present (the filter's shape), never on values, so one prepared statement
+ * serves every request of a shape. Same conditions as applyFilter in kysely-catalog.ts.
+ */
+export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
+  const where: string[] = [];
+  const eq = (column: string, value: string | undefined, op = '=') => {
+    if (value === undefined) return;
+    where.push(`files.${column} ${op} ?`);
+    params.push(value);
+  };
+  eq('file_path', filter.file_path);
+  eq('instrument', filter.instrument);
+  eq('data_level', filter.data_level);
+  eq('descriptor', filter.descriptor);
+  if (filter.overlap) {
+    eq('end_date', filter.start_date, '>=');
+    eq('start_date', filter.end_date, '<=');
+  } else {
+    eq('start_date', filter.start_date, '>=');
+    eq('start_date', filter.end_date, '<=');
+  }
+  if (filter.version === 'latest') {
+    // vXX-YY has fixed width, so text order is numeric order.
+    where.push(
+      'NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument AND newer.data_level = files.data_level' +
+        ' AND newer.descriptor = files.descriptor AND newer.start_date = files.start_date AND newer.version > files.version)',
+    );
+  } else if (filter.version !== '*') {
+    eq('version', filter.version);
+  }
+  eq('extension', filter.extension);
+  eq('ingestion_date', filter.ingestion_start, '>=');
+  eq('ingestion_date', filter.ingestion_end, '<=');
+  return where;
+}
+
+export function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]): string {
+  const op = sort.descending ? '<' : '>';
+  if (sort.field === 'file_path') {
+    params.push(after.file_path);
+    return `files.file_path ${op} ?`;
+  }
+  params.push(after.key, after.key, after.file_path);
+  return `(files.${sort.field} ${op} ? OR (files.${sort.field} = ? AND files.file_path ${op} ?))`;
+}
+
+/** `?` placeholders as PostgreSQL's `$1`, `$2`, ... (the SQL built here has no other `?`). */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
