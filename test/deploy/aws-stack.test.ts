@@ -281,6 +281,7 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
     expect(() => settingsFromContext((key) => ({ domainName: 'data.example.org' })[key])).toThrow(/domainName and certificateArn go together/);
     expect(() => settingsFromContext((key) => ({ multiAz: 'yes' })[key])).toThrow(/multiAz must be true or false/);
     expect(() => settingsFromContext((key) => ({ missionConfig: 'no/such.json' })[key])).toThrow(/no file/);
+    expect(() => settingsFromContext((key) => ({ logRetentionDays: '100' })[key])).toThrow(/logRetentionDays must be one of CloudWatch's: 1, 3, 5, 7/);
   });
 
   it('synthesizes from the app entry point as `cdk synth` runs it, AWS Solutions checks included', async () => {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { REPO_ROOT } from './bundle.js';
 
 /** What a data centre chooses at `cdk deploy -c name=value` (or in cdk.json's "context"). */
@@ -46,6 +47,9 @@ export const DEFAULT_SETTINGS: DeploySettings = {
   throttleBurst: 200,
 };
 
+/** The retention periods CloudWatch Logs offers, days (0, "never expire", is not offered: logs cost storage). */
+export const LOG_RETENTION_DAYS: readonly number[] = Object.values(RetentionDays).filter((v): v is number => typeof v === 'number' && v > 0 && v !== RetentionDays.INFINITE);
+
 export class SettingsError extends Error {
   override name = 'SettingsError';
 }
@@ -73,12 +77,16 @@ export function settingsFromContext(get: (key: string) => unknown): DeploySettin
   if ((domainName === undefined) !== (certificateArn === undefined)) {
     throw new SettingsError('context domainName and certificateArn go together: the certificate (ACM, same region) must cover the domain');
   }
+  const d = DEFAULT_SETTINGS;
+  const logRetentionDays = whole('logRetentionDays', d.logRetentionDays)!;
+  if (!LOG_RETENTION_DAYS.includes(logRetentionDays)) {
+    throw new SettingsError(`context logRetentionDays must be one of CloudWatch's: ${LOG_RETENTION_DAYS.join(', ')}; got ${logRetentionDays}`);
+  }
   let missionConfig = text('missionConfig');
   if (missionConfig !== undefined) {
     missionConfig = isAbsolute(missionConfig) ? missionConfig : resolve(REPO_ROOT, missionConfig);
     if (!existsSync(missionConfig)) throw new SettingsError(`context missionConfig: no file ${missionConfig}`);
   }
-  const d = DEFAULT_SETTINGS;
   return {
     missionConfig,
     domainName,
@@ -88,7 +96,7 @@ export function settingsFromContext(get: (key: string) => unknown): DeploySettin
     dbInstanceClass: text('dbInstanceClass') ?? d.dbInstanceClass,
     multiAz: flag('multiAz', d.multiAz),
     deletionProtection: flag('deletionProtection', d.deletionProtection),
-    logRetentionDays: whole('logRetentionDays', d.logRetentionDays)!,
+    logRetentionDays,
     reconcileSchedule: text('reconcileSchedule') ?? d.reconcileSchedule,
     corsOrigin: text('corsOrigin'),
     requireKeys: flag('requireKeys', d.requireKeys),
