@@ -1,6 +1,35 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers (docs/architecture.md): an import may only point down.
+ *   mission, wire  <-  catalog, store  <-  service  <-  http  <-  lambda;  cli and the roots wire them.
+ * The client (SDK, sdc query|upload|download, the portal) shares only mission and wire with the server.
+ */
+const below = (files, forbidden, why) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message: why }] }] },
+});
+const CARRIERS = ['**/http/*', '**/lambda/*', '**/cli/*', '**/client/*', '**/server.js'];
+const layers = [
+  below(['src/mission/**', 'src/wire/**'], ['**/catalog/*', '**/store/*', '**/service/*', ...CARRIERS, '**/config.js', '**/logger.js'], 'mission and wire are the base: they import nothing of the project.'),
+  below(['src/catalog/**'], ['**/store/*', '**/service/*', ...CARRIERS], 'the catalog imports only mission and wire.'),
+  below(['src/store/**'], ['**/catalog/*', '**/service/*', ...CARRIERS], 'the store imports only mission and wire.'),
+  below(
+    ['src/service/**'],
+    [...CARRIERS, '**/catalog/sqlite/*', '**/catalog/postgres/*', '**/open-catalog.js', '**/store/local/*', '**/store/s3/*', '**/open-store.js'],
+    'the service sees the ports (catalog/index, store/index), never an adapter or a carrier.',
+  ),
+  below(['src/http/**'], ['**/lambda/*', '**/cli/*', '**/client/*', '**/catalog/sqlite/*', '**/catalog/postgres/*', '**/store/s3/*'], 'http is a carrier over the service.'),
+  below(['src/lambda/**'], ['**/cli/*', '**/client/*'], 'lambda adapts the http app to API Gateway.'),
+  below(['src/logger.ts', 'src/redact-url.ts', 'src/config.ts'], CARRIERS, 'logging and configuration sit below the carriers.'),
+  below(
+    ['src/client/**'],
+    ['**/catalog/*', '**/store/*', '**/service/*', '../http/*', '../../http/*', '**/lambda/*', '../cli/*', '../../cli/*', '**/config.js', '**/server.js', '**/logger.js'],
+    'the client shares only mission and wire with the server.',
+  ),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', 'deploy/aws/build/**', 'deploy/aws/cdk.out/**'] },
   js.configs.recommended,
@@ -11,4 +40,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...layers,
 );

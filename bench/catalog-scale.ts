@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCatalog, syntheticRecords, type Catalog, type FileRecord, type QueryFilter, type QueryOptions } from '../src/catalog/index.js';
+import { syntheticRecords, type Catalog, type FileRecord, type QueryFilter, type QueryOptions } from '../src/catalog/index.js';
+import { openCatalog } from '../src/catalog/open-catalog.js';
 import { KyselyCatalog } from '../src/catalog/kysely-catalog.js';
 import { IMAP_MISSION } from '../src/mission/index.js';
 import { fmt, percentile, table } from './lib/stats.js';

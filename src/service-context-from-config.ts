@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { openCatalog } from './catalog/index.js';
+import { openCatalog } from './catalog/open-catalog.js';
 import type { ServerConfig } from './config.js';
 import { loadMissionConfig } from './mission/index.js';
 import type { ServiceContext } from './service/index.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { KeyNameError, openCatalog, type KeyStore } from '../catalog/index.js';
+import { KeyNameError, type KeyStore } from '../catalog/index.js';
+import { openCatalog } from '../catalog/open-catalog.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { checkOperatorTarget, withCreateOption } from './operator-target.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openCatalog } from '../catalog/index.js';
+import { openCatalog } from '../catalog/open-catalog.js';
 import { redactPassword } from '../catalog/postgres/postgres-url.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';

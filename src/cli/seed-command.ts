@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { openCatalog, syntheticRecords, type FileRecord } from '../catalog/index.js';
+import { syntheticRecords, type FileRecord } from '../catalog/index.js';
+import { openCatalog } from '../catalog/open-catalog.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { loadMissionConfig } from '../mission/index.js';
 import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerMigrateCommand } from '../../src/cli/migrate-command.js';
 import { registerReconcileCommand } from '../../src/cli/reconcile-command.js';
-import { openCatalog } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { reconcile, type ReconcileProgress } from '../../src/service/index.js';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openCatalog } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { NO_DATABASE, openTestPostgresCatalog, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 import { recordOf, testCatalog } from './catalog-contract.js';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCatalog } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { testCatalog } from './catalog-contract.js';
 
 testCatalog('sqlite', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openCatalog, type Catalog } from '../../src/catalog/index.js';
+import { type Catalog } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
 
 /** The PostgreSQL the tests use; unset = those tests skip. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCatalog } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { syntheticRecords } from '../../src/catalog/synthetic-records.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';

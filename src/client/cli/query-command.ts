@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { MAX_PAGE_LIMIT } from '../../catalog/query-options.js';
+import { MAX_PAGE_LIMIT } from '../../wire/query.js';
 import type { QuerySort } from '../archive-record.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options.js';
