@@ -5,6 +5,7 @@ import { ingest } from './ingest.js';
 import { messages } from './messages.js';
 import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
+import { ingestStagedFor } from './staged-uploads.js';
 import { freeName } from './upload.js';
 
 /** Part size handed out when the client does not say how large its file is. */
@@ -48,8 +49,9 @@ export async function startMultipart(ctx: ServiceContext, requestPath: string, u
   if (!('create' in parts)) return parts;
   const path = await freeName(ctx, requestPath);
   if (typeof path !== 'string') return path;
-  if (size !== undefined && size > parts.maxParts * parts.maxPartSize) {
-    return text(413, `The file is larger than this archive accepts in parts: at most ${parts.maxParts * parts.maxPartSize} bytes.`);
+  const largest = Math.min(parts.maxSize, parts.maxParts * parts.maxPartSize);
+  if (size !== undefined && size > largest) {
+    return text(413, `The file is larger than this archive accepts: at most ${largest} bytes. Nothing was stored.`);
   }
   const uploadId = await parts.create(path, uploader);
   const body: MultipartStart = { path, uploadId, partSize: partSizeFor(parts, size), maxParts: parts.maxParts };
@@ -88,7 +90,8 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
   if (typeof path !== 'string') return path;
   const list = completedParts(body);
   if (list === undefined) return text(400, 'Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.');
-  if (await ctx.catalog.get(path)) {
+  // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
+  if ((await ctx.catalog.get(path)) || (await ingestStagedFor(ctx, path))) {
     await parts.abort(path, uploadId);
     return text(409, messages.alreadyExists(path));
   }

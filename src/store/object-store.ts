@@ -103,6 +103,8 @@ export interface MultipartUploads {
   readonly maxPartSize: number;
   /** Most parts in one upload (S3: 10,000). */
   readonly maxParts: number;
+  /** Largest file one upload in parts may store. */
+  readonly maxSize: number;
   create(key: string, uploader?: string): Promise<string>;
   presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string>;
   /** The parts stored so far, by number (the newest copy of a part sent twice). NoSuchUploadError if none. */

@@ -43,6 +43,9 @@ export class LocalMultipart implements MultipartUploads {
   readonly minPartSize = 5 * 1024 * 1024;
   readonly maxPartSize: number;
   readonly maxParts = 10_000;
+  get maxSize(): number {
+    return this.store.maxObjectSize;
+  }
   /** Completions under way, by upload id: one at a time per upload. */
   private readonly completing = new Map<string, Promise<unknown>>();
   /** Part writes and completions under way (for a graceful close). */
