@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -200,6 +201,46 @@ describe('uploads in parts on the local store', () => {
     expect((await fetch(`${server.url}/uploads/${path}?uploadId=${start.uploadId}`, { method: 'DELETE' })).status).toBe(204);
     expect((await fetch(answer.parts[1]!.url, { method: 'PUT', body: 'x' })).status).toBe(404);
     expect(await tempFiles(server.home)).toEqual([]);
+  });
+
+  it('part PUTs cut short leave no temporary file and no open file handle', async () => {
+    const path = pathOf('cut');
+    const start = (await (await fetch(`${server.url}/uploads/${path}`, { method: 'POST' })).json()) as { uploadId: string };
+    const answer = (await (await fetch(`${server.url}/uploads/${path}?uploadId=${start.uploadId}&parts=1`)).json()) as { parts: { url: string }[] };
+    const url = new URL(answer.parts[0]!.url.replace(proxy.url, server.url));
+    const openFiles = async () => {
+      const fds = await readdir('/proc/self/fd');
+      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => 'gone')));
+      return targets.filter((t) => t.includes(join(server.home, 'store'))).length;
+    };
+    const head = `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: ${10 * MiB}\r\n\r\n`;
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        new Promise<void>((resolve) => {
+          const socket = connect({ host: url.hostname, port: Number(url.port) });
+          socket.on('error', () => undefined);
+          // Half of them reset mid-body, half close in order mid-body.
+          socket.write(head + 'x'.repeat(256 * 1024), () =>
+            setTimeout(() => {
+              if (i % 2 === 0) socket.resetAndDestroy();
+              else socket.end();
+              resolve();
+            }, 50),
+          );
+        }),
+      ),
+    );
+    const end = Date.now() + 10_000;
+    while (Date.now() < end && ((await tempFiles(server.home)).length > 0 || (await openFiles()) > 0)) await new Promise((r) => setTimeout(r, 50));
+    expect(await tempFiles(server.home)).toEqual([]);
+    expect(await openFiles()).toBe(0);
+    // No part came of them, and the upload still works.
+    const listed = (await (await fetch(`${server.url}/uploads/${path}?uploadId=${start.uploadId}`)).json()) as { uploaded: unknown[] };
+    expect(listed.uploaded).toEqual([]);
+    const put = await fetch(url, { method: 'PUT', body: 'whole part' });
+    expect(put.status).toBe(200);
+    expect((await complete(server.url, path, start.uploadId, [{ partNumber: 1, etag: put.headers.get('etag') }])).status).toBe(200);
+    expect(await readFile(join(server.home, 'store', path), 'utf8')).toBe('whole part');
   });
 
   it('open uploads past their lifetime are dropped', async () => {
