@@ -250,4 +250,17 @@ describe('uploads in parts on the local store', () => {
     expect(await multipart.removeExpired(Date.now() + 8 * 24 * 3600 * 1000)).toBeGreaterThanOrEqual(1);
     expect(await readdir(join(server.home, 'store', '.multipart'))).not.toContain(id);
   });
+
+  // Last: once a key exists, uploads need one.
+  it('keeps the uploader (the key\'s name) in the record, and needs a key once keys exist', async () => {
+    const { key } = await server.ctx.catalog.keys().create('swe-pipeline');
+    const path = pathOf('keyed');
+    expect((await fetch(`${server.url}/uploads/${path}`, { method: 'POST' })).status).toBe(401);
+    const file = await bigFile(dataDir, path, 9 * MiB);
+    const client = new Client({ url: server.url, apiKey: key, retry: { retries: 0, baseDelayMs: 1 } });
+    await client.upload(file, { dataDir, multipartThreshold: 8 * MiB });
+    await client.close();
+    const [stored] = (await (await fetch(`${server.url}/query?file_path=${path}`)).json()) as { uploader?: string }[];
+    expect(stored!.uploader).toBe('swe-pipeline');
+  });
 });
