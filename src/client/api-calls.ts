@@ -106,9 +106,14 @@ export interface StoredPart {
   readonly size: number;
 }
 
-/** POST /uploads/{path}?size=: opens an upload in parts. */
-export async function startMultipart(ctx: ClientContext, requestPath: string, size: number): Promise<OpenMultipart> {
+/** POST /uploads/{path}?size=: opens an upload in parts; undefined when the service offers none. */
+export async function startMultipart(ctx: ClientContext, requestPath: string, size: number): Promise<OpenMultipart | undefined> {
   const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(requestPath)}?size=${size}`);
+  // A service without uploads in parts (an older one, or a store without them).
+  if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 501) {
+    await discard(res);
+    return undefined;
+  }
   if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
   const text = await res.body.text();
   const body = parseJson(text) as Partial<OpenMultipart> | undefined;

@@ -47,7 +47,8 @@ export function stateFileOf(localFile: string): string {
  * go `concurrency` at a time, each PUT to a fresh signed address and retried on its own, then
  * POST /uploads/{path}?uploadId= joins them. A completion whose answer was lost is recognised
  * by the stored file's SHA-256 (`storedCopyMatches`). The state file goes once the upload
- * completed or was refused.
+ * completed or was refused. Undefined when the service offers no uploads in parts (the
+ * caller then sends the file by one PUT).
  */
 export async function uploadInParts(
   ctx: ClientContext,
@@ -55,7 +56,7 @@ export async function uploadInParts(
   requestPath: string,
   storedCopyMatches: () => Promise<boolean>,
   options: MultipartOptions = {},
-): Promise<{ path: string; size: number }> {
+): Promise<{ path: string; size: number } | undefined> {
   const info = await stat(localFile);
   const size = info.size;
   const stateFile = stateFileOf(localFile);
@@ -75,10 +76,12 @@ export async function uploadInParts(
     }
   }
   if (!state) {
-    const open: OpenMultipart = await withRetry(ctx.retry, () => startMultipart(ctx, requestPath, size), ctx.onRetry);
+    const open: OpenMultipart | undefined = await withRetry(ctx.retry, () => startMultipart(ctx, requestPath, size), ctx.onRetry);
+    if (open === undefined) return undefined;
     if (Math.ceil(size / open.partSize) > open.maxParts) throw new BadResponseError(`the part size ${open.partSize} is too small for ${size} bytes`);
     state = { requestPath, path: open.path, size, mtimeMs: info.mtimeMs, uploadId: open.uploadId, partSize: open.partSize };
-    await writeState(stateFile, state);
+    // Without a state file (a read-only folder, say) the upload still goes; it just cannot resume.
+    await writeState(stateFile, state).catch(() => undefined);
   }
   const current = state;
   const count = Math.max(1, Math.ceil(size / current.partSize));

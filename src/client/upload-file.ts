@@ -46,7 +46,7 @@ export async function uploadFile(ctx: ClientContext, localFile: string, options:
       onProgress: options.onProgress,
       concurrency: options.partConcurrency,
     });
-    return { path: result.path, size };
+    if (result) return { path: result.path, size };
   }
   let putSent = false;
   await withRetry(

@@ -243,6 +243,18 @@ describe('uploads in parts on the local store', () => {
     expect(await readFile(join(server.home, 'store', path), 'utf8')).toBe('whole part');
   });
 
+  it('falls back to one PUT where the service offers no uploads in parts (an older service answers 404)', async () => {
+    const path = pathOf('fallback');
+    const file = await bigFile(dataDir, path, 9 * MiB);
+    proxy.reset();
+    proxy.inject((r) => r.method === 'POST' && r.url.startsWith('/uploads/'), { status: 404, body: 'Not found' });
+    const client = new Client({ url: proxy.url, retry: { retries: 0, baseDelayMs: 1 } });
+    await client.upload(file, { dataDir, multipartThreshold: 8 * MiB });
+    await client.close();
+    expect(proxy.seen('/store/', 'PUT').map((r) => r.url.includes('partNumber='))).toEqual([false]);
+    expect(await sha256Of(join(server.home, 'store', path))).toBe(await sha256Of(file));
+  });
+
   it('open uploads past their lifetime are dropped', async () => {
     const { multipart } = server.ctx.store as unknown as { multipart: { create(k: string): Promise<string>; removeExpired(now: number): Promise<number> } };
     const id = await multipart.create(pathOf('abandoned'));
