@@ -29,6 +29,8 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   if (store instanceof LocalObjectStore) {
     const removed = await store.removeTempFiles();
     if (removed > 0) log.warn({ removed }, 'removed temporary files left by an interrupted upload');
+    const expired = await store.multipart.removeExpired();
+    if (expired > 0) log.warn({ expired }, 'removed uploads in parts left open past their lifetime');
   }
   // Objects a crash left without records get them now; records without objects are `sdc reconcile`'s job.
   const report = await reconcile(ctx, { checkRecords: false });

@@ -91,3 +91,73 @@ function signedAddress(value: unknown, text: string, what: string): string {
   if (typeof value === 'string' && /^https?:\/\//.test(value)) return value;
   throw new BadResponseError(`expected an http(s) address from /${what}, got ${text.slice(0, 200)}`);
 }
+
+/** What POST /uploads/{path} answers: an open upload in parts. */
+export interface OpenMultipart {
+  readonly path: string;
+  readonly uploadId: string;
+  readonly partSize: number;
+  readonly maxParts: number;
+}
+
+export interface StoredPart {
+  readonly partNumber: number;
+  readonly etag: string;
+  readonly size: number;
+}
+
+/** POST /uploads/{path}?size=: opens an upload in parts; undefined when the service offers none. */
+export async function startMultipart(ctx: ClientContext, requestPath: string, size: number): Promise<OpenMultipart | undefined> {
+  const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(requestPath)}?size=${size}`);
+  // A service without uploads in parts (an older one, or a store without them).
+  if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 501) {
+    await discard(res);
+    return undefined;
+  }
+  if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  const text = await res.body.text();
+  const body = parseJson(text) as Partial<OpenMultipart> | undefined;
+  if (typeof body?.uploadId !== 'string' || typeof body.partSize !== 'number' || typeof body.path !== 'string' || !(body.partSize > 0)) {
+    throw new BadResponseError(`expected an upload id and part size from /uploads, got ${text.slice(0, 200)}`);
+  }
+  return { path: body.path, uploadId: body.uploadId, partSize: body.partSize, maxParts: body.maxParts ?? 10_000 };
+}
+
+/** GET /uploads/{path}?uploadId=&parts=: the parts stored so far and addresses of the parts named. */
+export async function multipartAddresses(
+  ctx: ClientContext,
+  path: string,
+  uploadId: string,
+  partNumbers: readonly number[],
+): Promise<{ uploaded: StoredPart[]; addresses: Map<number, string> }> {
+  const parts = partNumbers.length === 0 ? '' : `&parts=${partNumbers.join(',')}`;
+  const res = await ctx.transport.api(`/uploads/${encodePath(path)}?uploadId=${encodeURIComponent(uploadId)}${parts}`);
+  if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  const text = await res.body.text();
+  const body = parseJson(text) as { uploaded?: StoredPart[]; parts?: { partNumber: number; url: string }[] } | undefined;
+  if (!Array.isArray(body?.uploaded) || !Array.isArray(body.parts)) {
+    throw new BadResponseError(`expected parts from /uploads, got ${text.slice(0, 200)}`);
+  }
+  const addresses = new Map<number, string>();
+  for (const p of body.parts) addresses.set(p.partNumber, signedAddress(p.url, text, 'uploads'));
+  return { uploaded: body.uploaded, addresses };
+}
+
+/** POST /uploads/{path}?uploadId=: joins the parts; the stored file's size and SHA-256. */
+export async function completeMultipart(
+  ctx: ClientContext,
+  path: string,
+  uploadId: string,
+  parts: readonly { partNumber: number; etag: string }[],
+): Promise<{ size: number; sha256: string }> {
+  const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(path)}?uploadId=${encodeURIComponent(uploadId)}`, { parts });
+  if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  return (await res.body.json()) as { size: number; sha256: string };
+}
+
+/** DELETE /uploads/{path}?uploadId=: drops an open upload. */
+export async function abortMultipart(ctx: ClientContext, path: string, uploadId: string): Promise<void> {
+  const res = await ctx.transport.apiCall('DELETE', `/uploads/${encodePath(path)}?uploadId=${encodeURIComponent(uploadId)}`);
+  if (res.statusCode >= 300) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  await discard(res);
+}

@@ -15,9 +15,9 @@ export interface TransportOptions {
 export type Response = Dispatcher.ResponseData;
 
 export interface OutboundRequest {
-  readonly method?: 'GET' | 'PUT';
+  readonly method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
   readonly headers?: Record<string, string>;
-  readonly body?: Readable;
+  readonly body?: Readable | string;
   /** Aborts the request (and its answer's body). */
   readonly signal?: AbortSignal;
 }
@@ -45,6 +45,15 @@ export class Transport {
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9', ...extra };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
     return this.send(`${this.baseUrl}${pathAndQuery}`, { headers, signal });
+  }
+
+  /** Another method on the API, with the key; `json`, when given, is sent as the body. */
+  apiCall(method: 'POST' | 'DELETE', pathAndQuery: string, json?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9' };
+    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    if (json === undefined) return this.send(`${this.baseUrl}${pathAndQuery}`, { method, headers });
+    headers['content-type'] = 'application/json';
+    return this.send(`${this.baseUrl}${pathAndQuery}`, { method, headers, body: JSON.stringify(json) });
   }
 
   /** A request to an address the service handed out (signed object-store address). */

@@ -7,6 +7,7 @@ import type { ClientContext, ProgressListener } from './client-context.js';
 import { uploadTarget } from './data-dir-paths.js';
 import { sha256File } from './file-digest.js';
 import { discard, readMessage } from './http-transport.js';
+import { DEFAULT_MULTIPART_THRESHOLD, uploadInParts } from './multipart-upload.js';
 import { findRecord } from './query-records.js';
 import { withRetry } from './retry.js';
 
@@ -14,6 +15,13 @@ export interface UploadOptions {
   /** The local mirror of the archive; the file's path under it is its path in the archive. */
   readonly dataDir: string;
   readonly onProgress?: ProgressListener;
+  /**
+   * Files of this size or more go in parts (POST /uploads/{path}): parallel, each part
+   * retried alone, resumed after an interruption. Default 64 MiB; Infinity: never.
+   */
+  readonly multipartThreshold?: number;
+  /** Parts sent at once (default 4). */
+  readonly partConcurrency?: number;
 }
 
 export interface UploadResult {
@@ -27,11 +35,19 @@ export interface UploadResult {
  * server would refuse by name), then GET /upload for a signed address and a streamed PUT
  * of the bytes. A network failure or 5xx starts again with a fresh address. If a retry
  * meets 409 after a PUT that may have landed, the archive's SHA-256 decides whether
- * the earlier attempt in fact stored this very file.
+ * the earlier attempt in fact stored this very file. Files from `multipartThreshold` up
+ * go in parts instead (multipart-upload.ts).
  */
 export async function uploadFile(ctx: ClientContext, localFile: string, options: UploadOptions): Promise<UploadResult> {
   const target = uploadTarget(localFile, options.dataDir, ctx.mission);
   const size = await fileSize(localFile);
+  if (size > 0 && size >= (options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD)) {
+    const result = await uploadInParts(ctx, localFile, target.requestPath, () => storedCopyMatches(ctx, target.storedPath, localFile), {
+      onProgress: options.onProgress,
+      concurrency: options.partConcurrency,
+    });
+    if (result) return { path: result.path, size };
+  }
   let putSent = false;
   await withRetry(
     ctx.retry,

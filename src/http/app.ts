@@ -9,6 +9,7 @@ import { earlierFormRoutes } from './earlier-form-routes.js';
 import { feedRoute } from './feed-route.js';
 import { frameworkErrors } from './framework-errors.js';
 import { registerOpenApi } from './openapi.js';
+import { multipartRoutes } from './multipart-routes.js';
 import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
 import { coverageRoute } from './coverage-route.js';
@@ -117,6 +118,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, e
     await app.register(limits, trust);
   }
   await app.register(apiRoutes(ctx));
+  await app.register(multipartRoutes(ctx));
   await app.register(feed(ctx));
   await app.register(earlierFormRoutes(ctx), { prefix: '/v0' });
   await app.register(opsRoutes(ctx));

@@ -5,12 +5,16 @@ import { ingest, messages, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { resolveRequestPath } from '../mission/index.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
+import { partSubject } from '../store/local/local-multipart.js';
 
 interface StoreQuery {
   expires?: string;
   signature?: string;
   /** Name of the API key that asked for the upload address (signed with it). */
   uploader?: string;
+  /** With `partNumber`: a part of a multipart upload (signed as such). */
+  uploadId?: string;
+  partNumber?: string;
 }
 
 /**
@@ -75,7 +79,32 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       }
     };
 
+    /** PUT of one part of a multipart upload: stored with the upload, answered with its ETag. */
+    const putPart = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+      const key = (request.params as Record<string, string>)['*'] ?? '';
+      const { expires, signature, uploadId = '', partNumber = '' } = request.query as StoreQuery;
+      const verdict = /^\d{1,5}$/.test(partNumber)
+        ? signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature)
+        : 'invalid';
+      if (verdict !== 'valid') {
+        return refuse(
+          request,
+          reply,
+          403,
+          verdict === 'expired'
+            ? 'This signed address has expired. Ask the service for a new one.'
+            : 'The signature of this address does not match. Use the address exactly as the service gave it.',
+        );
+      }
+      const body = (request.body as Readable | undefined) ?? request.raw;
+      const etag = await store.multipart.writePart(key, uploadId, Number(partNumber), body).catch((err: unknown) => {
+        throw isOutOfSpace(err) ? new OutOfSpaceError(key, err) : err;
+      });
+      return reply.code(200).header('ETag', `"${etag}"`).send();
+    };
+
     app.put('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
+      if ((request.query as StoreQuery).uploadId !== undefined) return putPart(request, reply);
       const key = authorize(request, reply, 'PUT');
       if (key === undefined) return reply;
       const body = (request.body as Readable | undefined) ?? request.raw;

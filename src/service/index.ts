@@ -16,3 +16,4 @@ export * from './s3-notification.js';
 export * from './eventbridge-object-created.js';
 export * from './object-created.js';
 export * from './staged-uploads.js';
+export * from './multipart-upload.js';

@@ -13,6 +13,16 @@ import type { ServiceContext } from './service-context.js';
  * caller's API key name, is bound into the address and kept in the record.
  */
 export async function upload(ctx: ServiceContext, requestPath: string, uploader?: string): Promise<Envelope> {
+  const checked = await freeName(ctx, requestPath);
+  if (typeof checked !== 'string') return checked;
+  return { statusCode: 200, body: await ctx.store.presignPut(checked, ctx.uploadTtl, uploader) };
+}
+
+/**
+ * The checks of an upload request: the name's rules (400), then a file stored or indexed
+ * under it (409). The canonical stored path when the name is free, else the refusal.
+ */
+export async function freeName(ctx: ServiceContext, requestPath: string): Promise<string | Envelope> {
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
@@ -36,5 +46,5 @@ export async function upload(ctx: ServiceContext, requestPath: string, uploader?
   }
   // An upload waiting under a staging key (S3) whose notification has not come: promote it now.
   if (await ingestStagedFor(ctx, path)) return text(409, messages.alreadyExists(path));
-  return { statusCode: 200, body: await ctx.store.presignPut(path, ctx.uploadTtl, uploader) };
+  return path;
 }

@@ -67,6 +67,66 @@ export interface ObjectStore {
   ping(): Promise<void>;
   /** Present when uploads arrive under staging keys (S3); the local store writes the real key at once. */
   readonly staging?: StagingArea;
+  /** Uploads in parts, for files larger than one PUT should carry. */
+  readonly multipart?: MultipartUploads;
+}
+
+/** A part the store holds for a multipart upload. `etag` is opaque, without quotes. */
+export interface UploadedPart {
+  readonly partNumber: number;
+  readonly etag: string;
+  readonly size: number;
+}
+
+/** A part named by the client at completion: its number and the ETag its PUT answered. */
+export interface CompletedPart {
+  readonly partNumber: number;
+  readonly etag: string;
+}
+
+/**
+ * What completing a multipart upload did. `stored`: the parts' bytes now lie under the key,
+ * which was free; `digest` describes exactly those bytes. `exists`: the key holds an object,
+ * which stays; this upload is removed.
+ */
+export type MultipartCompletion = { readonly outcome: 'stored'; readonly digest: ObjectDigest } | { readonly outcome: 'exists' };
+
+/**
+ * Uploads in parts (the S3 multipart model): `create` opens an upload for a key, each part
+ * is PUT to its own signed address, `complete` joins the named parts, in order, into the
+ * object under the key, never replacing one; `abort` drops the upload and its parts.
+ */
+export interface MultipartUploads {
+  /** Smallest part but the last (S3: 5 MiB). */
+  readonly minPartSize: number;
+  /** Largest part (S3: 5 GiB). */
+  readonly maxPartSize: number;
+  /** Most parts in one upload (S3: 10,000). */
+  readonly maxParts: number;
+  /** Largest file one upload in parts may store. */
+  readonly maxSize: number;
+  create(key: string, uploader?: string): Promise<string>;
+  presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string>;
+  /** The parts stored so far, by number (the newest copy of a part sent twice). NoSuchUploadError if none. */
+  listParts(key: string, uploadId: string): Promise<UploadedPart[]>;
+  complete(key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<MultipartCompletion>;
+  /** Drops the upload and its parts; absent already is fine. */
+  abort(key: string, uploadId: string): Promise<void>;
+}
+
+/** No open upload with this id for this key (never opened, completed, aborted or expired). */
+export class NoSuchUploadError extends Error {
+  override name = 'NoSuchUploadError';
+  readonly statusCode = 404;
+  constructor(readonly key: string) {
+    super(`No upload in parts of ${key} is open with this id: it was completed, aborted or has expired. Start a new one.`);
+  }
+}
+
+/** A completion whose list of parts does not match the parts stored (400). */
+export class InvalidPartsError extends Error {
+  override name = 'InvalidPartsError';
+  readonly statusCode = 400;
 }
 
 /** A PUT whose bytes pass the configured maximum object size: refused, nothing stored. */

@@ -1,4 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { syntheticRecords } from '../../src/catalog/synthetic-records.js';
@@ -205,6 +208,32 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     );
     await page.screenshot({ path: `${RESULTS_DIR}/portal-upload.png`, fullPage: true });
   });
+
+  it('sends a large file in parts, with progress, and records the bytes stored', async () => {
+    await page.goto(server.url);
+    const name = 'imap_codice_l1b_large_20240322_20240322_v01-00.cdf';
+    const dir = await mkdtemp(join(tmpdir(), 'sdc-portal-large-'));
+    const file = join(dir, name);
+    // 70 MiB: above the 64 MiB threshold, five 16 MiB parts; from disk (Playwright's buffers stop at 50 MB).
+    const bytes = Buffer.alloc(70 * 1024 * 1024);
+    for (let i = 0; i < bytes.length; i += 4096) bytes.writeUInt32BE(i, i);
+    await writeFile(file, bytes);
+    try {
+      const seen: string[] = [];
+      page.on('request', (r) => seen.push(`${r.method()} ${new URL(r.url()).pathname}${new URL(r.url()).searchParams.has('partNumber') ? ' part' : ''}`));
+      await page.getByLabel('Files to upload').setInputFiles(file);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      const item = page.locator('#upload-list li', { hasText: name });
+      await expect.poll(() => item.locator('.message').textContent(), { timeout: 60_000 }).toContain('Uploaded as imap/codice/l1b/2024/03/');
+      expect(await item.getByRole('progressbar').evaluate((p) => (p as unknown as { value: number }).value)).toBe(1);
+      expect(seen.filter((r) => r.endsWith(' part'))).toHaveLength(5);
+      expect(seen).toContain(`POST /uploads/imap/codice/l1b/2024/03/${name}`);
+      const [record] = (await (await fetch(`${server.url}/query?file_path=${name}`)).json()) as { sha256: string; size: number }[];
+      expect(record).toMatchObject({ size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('shows the service\'s 400 as a readable message', async () => {
     await page.goto(`${server.url}/?start_date=2024&page=1`);

@@ -148,11 +148,11 @@ describe('HTTP conventions', () => {
 
   describe('unknown routes and wrong methods', () => {
     it('answer 404 with the list of endpoints, the whole OpenAPI description\'s', async () => {
-      const res = await fetch(`${base}/uploads/x?signature=secret`);
+      const res = await fetch(`${base}/nowhere/x?signature=secret`);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
       const text = await res.text();
-      expect(text).toMatch(/^Not found: GET \/uploads\/x\. The endpoints are:\n/);
+      expect(text).toMatch(/^Not found: GET \/nowhere\/x\. The endpoints are:\n/);
       const document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, object> };
       for (const [path, item] of Object.entries(document.paths)) expect(text).toContain(`  ${Object.keys(item)[0]!.toUpperCase()} ${path}\n`);
       expect(text).toContain('GET /openapi.json');

@@ -18,26 +18,97 @@ interface Item {
   state: 'invalid' | 'ready' | 'sending' | 'stored';
 }
 
-/** PUTs the bytes to a signed address, reporting progress; resolves with the answer's status and text. */
-function put(address: string, file: File, onProgress: (fraction: number) => void): Promise<{ status: number; text: string }> {
+/** Files from this size up go in parts (POST /uploads/{path}), as the SDK sends them. */
+const MULTIPART_THRESHOLD = 64 * 1024 * 1024;
+/** Parts in flight at once, and attempts at each. */
+const PARTS_AT_ONCE = 3;
+const PART_ATTEMPTS = 3;
+
+interface PutAnswer {
+  readonly status: number;
+  readonly text: string;
+  readonly etag: string | null;
+}
+
+/** PUTs bytes to a signed address, reporting bytes sent; resolves with the answer's status, text and ETag. */
+function put(address: string, bytes: Blob, onSent: (bytes: number) => void, conditional: boolean): Promise<PutAnswer> {
   return new Promise((resolve, reject) => {
     // XMLHttpRequest, because fetch cannot report upload progress.
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', address);
-    xhr.upload.addEventListener('progress', (e) => e.lengthComputable && onProgress(e.loaded / e.total));
-    xhr.addEventListener('load', () => resolve({ status: xhr.status, text: xhr.responseText }));
+    xhr.upload.addEventListener('progress', (e) => onSent(e.loaded));
+    xhr.addEventListener('load', () => resolve({ status: xhr.status, text: xhr.responseText, etag: xhr.getResponseHeader('ETag') }));
     xhr.addEventListener('error', () => reject(new Error('the connection to the store failed')));
     // Never replace a stored object (S3 conditional write; see docs/deploy.md).
-    xhr.setRequestHeader('If-None-Match', '*');
+    if (conditional) xhr.setRequestHeader('If-None-Match', '*');
     // No Content-Type, as the mission's own client sends the bytes.
-    xhr.send(file.slice(0, file.size, ''));
+    xhr.send(bytes.slice(0, bytes.size, ''));
+  });
+}
+
+/** A refusal of the service or the store, with its status (409: the archive holds the name). */
+class Refused extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Sends a large file in parts: opens the upload, PUTs each part to a fresh signed address
+ * (`PARTS_AT_ONCE` at a time, each tried up to `PART_ATTEMPTS` times), then completes it.
+ * The service never lets the completion replace a stored file (409).
+ */
+async function putInParts(path: string, file: File, headers: Record<string, string>, onProgress: (fraction: number) => void): Promise<void> {
+  const api = async (url: string, init: RequestInit = {}) => {
+    const res = await fetch(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+    if (!res.ok) throw new Refused(res.status, await errorMessage(res));
+    return res;
+  };
+  const open = (await (await api(`/uploads/${path}?size=${file.size}`, { method: 'POST' })).json()) as { uploadId: string; partSize: number };
+  const id = encodeURIComponent(open.uploadId);
+  const count = Math.ceil(file.size / open.partSize);
+  const sent = new Array<number>(count).fill(0);
+  const etags = new Array<string>(count);
+  const report = () => onProgress(sent.reduce((a, b) => a + b, 0) / file.size);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const bytes = file.slice(i * open.partSize, Math.min(file.size, (i + 1) * open.partSize));
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const { parts } = (await (await api(`/uploads/${path}?uploadId=${id}&parts=${i + 1}`)).json()) as { parts: { url: string }[] };
+          const answer = await put(parts[0]!.url, bytes, (n) => ((sent[i] = n), report()), false);
+          if (answer.status < 200 || answer.status > 299 || !answer.etag) throw new Refused(answer.status, answer.text.trim() || `the store answered ${answer.status}`);
+          etags[i] = answer.etag;
+          sent[i] = bytes.size;
+          report();
+          break;
+        } catch (err) {
+          sent[i] = 0;
+          const status = err instanceof Refused ? err.status : 0;
+          if (attempt >= PART_ATTEMPTS || (status >= 400 && status < 500)) throw err;
+        }
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(PARTS_AT_ONCE, count) }, worker));
+  } catch (err) {
+    await fetch(`/uploads/${path}?uploadId=${id}`, { method: 'DELETE', headers }).catch(() => undefined);
+    throw err;
+  }
+  await api(`/uploads/${path}?uploadId=${id}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ parts: etags.map((etag, i) => ({ partNumber: i + 1, etag })) }),
   });
 }
 
 /**
  * The upload section: each picked file is checked with the mission's naming rules
  * (the server's own code) before anything is sent; valid ones go through
- * GET /upload/{path} then a PUT to the signed address, with a progress bar each.
+ * GET /upload/{path} then a PUT to the signed address (from 64 MiB, in parts), with a
+ * progress bar each.
  */
 export class UploadPanel {
   private items: Item[] = [];
@@ -122,6 +193,16 @@ export class UploadPanel {
     item.message.textContent = 'Asking for an upload address…';
     const headers: Record<string, string> = {};
     if (this.apiKey.value.trim() !== '') headers['X-API-Key'] = this.apiKey.value.trim();
+    if (item.file.size >= MULTIPART_THRESHOLD) {
+      item.message.textContent = 'Uploading in parts…';
+      try {
+        await putInParts(item.path!, item.file, headers, (f) => (item.progress.value = f));
+      } catch (err) {
+        if (err instanceof Refused) return fail(`${refusal(err.status)}: ${err.message}`, err.status);
+        return fail(`Not uploaded: ${(err as Error).message}.`);
+      }
+      return this.stored(item);
+    }
     let address: string;
     try {
       const res = await fetch(`/upload/${item.path!}`, { headers });
@@ -132,11 +213,15 @@ export class UploadPanel {
     }
     item.message.textContent = 'Uploading…';
     try {
-      const { status, text } = await put(address, item.file, (f) => (item.progress.value = f));
+      const { status, text } = await put(address, item.file, (n) => (item.progress.value = item.file.size === 0 ? 0 : n / item.file.size), true);
       if (status < 200 || status > 299) return fail(`${refusal(status)}: ${text.trim() || `the store answered ${status}`}`, status);
     } catch (err) {
       return fail(`Not uploaded: ${(err as Error).message}.`);
     }
+    return this.stored(item);
+  }
+
+  private stored(item: Item): boolean {
     item.state = 'stored';
     item.progress.value = 1;
     item.message.textContent = `Uploaded as ${item.path!}. `;

@@ -8,6 +8,8 @@ import { runPool } from './worker-pool.js';
 
 interface UploadFlags extends ClientFlags {
   readonly jobs: number;
+  readonly partThreshold: number;
+  readonly parts: number;
 }
 
 /** `sdc upload <file...>`: files of the local mirror, each under its path in it. */
@@ -16,7 +18,9 @@ export function registerUploadCommand(program: Command, prefix: string): void {
     .command('upload')
     .description('upload files (or every file under a folder) from the data directory, each under its path relative to it')
     .argument('<file...>', 'files inside the data directory, at their stored paths; folders are walked')
-    .option('-j, --jobs <n>', 'files uploaded at once', wholeNumber(1, 64), 4);
+    .option('-j, --jobs <n>', 'files uploaded at once', wholeNumber(1, 64), 4)
+    .option('--part-threshold <MiB>', 'files of this size or more go in parts (resumed if interrupted)', wholeNumber(5, 5 * 1024 * 1024), 64)
+    .option('--parts <n>', 'parts of one file sent at once', wholeNumber(1, 32), 4);
   addConnectionOptions(cmd, prefix, { dataDir: true })
     .addHelpText(
       'after',
@@ -40,7 +44,12 @@ Examples:
           if (problem) return tally.fail(file, problem);
           const bar = progress.file(basename(file));
           try {
-            const result = await client.upload(file, { dataDir: config.dataDir, onProgress: bar.update });
+            const result = await client.upload(file, {
+              dataDir: config.dataDir,
+              onProgress: bar.update,
+              multipartThreshold: flags.partThreshold * 1024 * 1024,
+              partConcurrency: flags.parts,
+            });
             tally.succeeded('uploaded');
             progress.data(result.path);
           } catch (err) {

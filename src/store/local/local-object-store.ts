@@ -5,10 +5,11 @@ import { dirname, join, sep } from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ObjectTooLargeError, type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
+import { LocalMultipart } from './local-multipart.js';
 import type { UrlSigner } from './url-signer.js';
 
 /** Prefix of in-progress uploads; never a valid stored name, so never listed or served. */
-const TEMP_PREFIX = '.upload-';
+export const TEMP_PREFIX = '.upload-';
 
 export type WriteResult = ({ readonly status: 'stored' } & ObjectDigest) | { readonly status: 'exists' };
 
@@ -17,6 +18,8 @@ export type WriteResult = ({ readonly status: 'stored' } & ObjectDigest) | { rea
  * signed PUT/GET routes (`/store/<key>`).
  */
 export class LocalObjectStore implements ObjectStore {
+  readonly multipart: LocalMultipart;
+
   constructor(
     readonly root: string,
     private readonly signer: UrlSigner,
@@ -24,7 +27,9 @@ export class LocalObjectStore implements ObjectStore {
     private readonly publicUrl: () => string,
     /** Largest object `write` stores, bytes. */
     readonly maxObjectSize = Number.MAX_SAFE_INTEGER,
-  ) {}
+  ) {
+    this.multipart = new LocalMultipart(this, signer, publicUrl);
+  }
 
   /** Absolute file of a key. Refuses anything that could step outside the root. */
   fileOf(key: string): string {
@@ -133,7 +138,7 @@ export class LocalObjectStore implements ObjectStore {
 
   /** Resolves once every write under way has finished or cleaned up (for a graceful close). */
   async settled(): Promise<void> {
-    await Promise.all(this.writing.values());
+    await Promise.all([...this.writing.values(), this.multipart.settled()]);
   }
 
   /** The write under way for each key. */
@@ -222,7 +227,7 @@ export class UploadUnderWayError extends Error {
   }
 }
 
-interface Detachable {
+export interface Detachable {
   readonly stream: PassThrough;
   detach(): void;
 }
@@ -234,7 +239,7 @@ interface Detachable {
  * connection closed). A source that ends early (aborted, errored, closed before its
  * end, now or already) fails the stream.
  */
-function detachable(source: Readable): Detachable {
+export function detachable(source: Readable): Detachable {
   const stream = new PassThrough();
   // The stream may fail while the write still awaits (before pipeline listens): never an unhandled 'error'.
   stream.on('error', () => undefined);
@@ -264,7 +269,7 @@ function detachable(source: Readable): Detachable {
   };
 }
 
-async function fsync(path: string): Promise<void> {
+export async function fsync(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type SignedMethod = 'GET' | 'PUT';
+/** `PART`: a part of a multipart upload (its subject names key, upload and part number). */
+export type SignedMethod = 'GET' | 'PUT' | 'PART';
 
 export type SignatureCheck = 'valid' | 'expired' | 'invalid';
 

@@ -11,6 +11,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
+import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import type { S3Location } from './s3-url.js';
 
 /**
@@ -22,6 +23,7 @@ import type { S3Location } from './s3-url.js';
 export class S3ObjectStore implements ObjectStore {
   readonly client: S3Client;
   readonly staging: S3Staging;
+  readonly multipart: S3Multipart;
 
   constructor(readonly location: S3Location) {
     this.client = new S3Client({
@@ -36,6 +38,7 @@ export class S3ObjectStore implements ObjectStore {
       logger: quietStreamingWarning,
     });
     this.staging = new S3Staging(this.client, location.bucket);
+    this.multipart = new S3Multipart(this.client, location.bucket, this.staging);
   }
 
   async head(key: string): Promise<ObjectInfo | undefined> {
@@ -75,7 +78,7 @@ export class S3ObjectStore implements ObjectStore {
     for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket })) {
       for (const object of page.Contents ?? []) {
         // Folder markers some tools create are not files; nor are uploads not yet promoted.
-        if (!object.Key || object.Key.endsWith('/') || object.Key.startsWith(STAGING_PREFIX)) continue;
+        if (!object.Key || object.Key.endsWith('/') || object.Key.startsWith(STAGING_PREFIX) || object.Key.startsWith(MULTIPART_PREFIX)) continue;
         yield { key: object.Key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
       }
     }

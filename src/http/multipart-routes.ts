@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { abortMultipart, completeMultipart, multipartAddresses, startMultipart, type ServiceContext } from '../service/index.js';
+import { text } from '../service/index.js';
+import { envelopeRoute, pathParam } from './envelope-route.js';
+
+interface MultipartQuery {
+  uploadId?: string;
+  parts?: string;
+  size?: string;
+}
+
+const uploadIdMissing = text(400, 'uploadId: the id POST /uploads/{path} answered.');
+
+/**
+ * Uploads in parts (docs/api.md "Large files"), under the `upload` access class like GET /upload:
+ * `POST /uploads/{path}` opens one (with `?uploadId=`, completes it), `GET` hands out part
+ * addresses and lists the parts stored, `DELETE` aborts.
+ */
+export function multipartRoutes(ctx: ServiceContext) {
+  return async function (app: FastifyInstance): Promise<void> {
+    const options = { config: { access: 'upload' }, schema: { hide: true } } as const;
+    const query = (request: FastifyRequest) => request.query as MultipartQuery;
+
+    app.post(
+      '/uploads/*',
+      options,
+      envelopeRoute(ctx, (c, request) => {
+        const { uploadId, size } = query(request);
+        if (uploadId !== undefined) return completeMultipart(c, pathParam(request), uploadId, request.body);
+        if (size !== undefined && !/^\d{1,16}$/.test(size)) return text(400, 'size: the file\'s size in bytes.');
+        return startMultipart(c, pathParam(request), request.apiKeyName, size === undefined ? undefined : Number(size));
+      }),
+    );
+    app.get(
+      '/uploads/*',
+      options,
+      envelopeRoute(ctx, (c, request) => {
+        const { uploadId, parts } = query(request);
+        return uploadId === undefined ? uploadIdMissing : multipartAddresses(c, pathParam(request), uploadId, parts);
+      }),
+    );
+    app.delete(
+      '/uploads/*',
+      options,
+      envelopeRoute(ctx, (c, request) => {
+        const { uploadId } = query(request);
+        return uploadId === undefined ? uploadIdMissing : abortMultipart(c, pathParam(request), uploadId);
+      }),
+    );
+  };
+}

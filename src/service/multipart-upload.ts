@@ -1,0 +1,146 @@
+import { resolveRequestPath } from '../mission/index.js';
+import { type CompletedPart, type MultipartUploads } from '../store/index.js';
+import { text, type Envelope } from './envelope.js';
+import { ingest } from './ingest.js';
+import { messages } from './messages.js';
+import { isOutOfSpace } from './out-of-space.js';
+import type { ServiceContext } from './service-context.js';
+import { ingestStagedFor } from './staged-uploads.js';
+import { freeName } from './upload.js';
+
+/** Part size handed out when the client does not say how large its file is. */
+export const DEFAULT_PART_SIZE = 16 * 1024 * 1024;
+/** Most part addresses one request hands out. */
+export const MAX_ADDRESSES_PER_REQUEST = 1000;
+
+/** What POST /uploads/{path} answers. */
+export interface MultipartStart {
+  readonly path: string;
+  readonly uploadId: string;
+  /** Size of every part but the last, bytes. */
+  readonly partSize: number;
+  readonly maxParts: number;
+}
+
+function partsOf(ctx: ServiceContext): MultipartUploads | Envelope {
+  return ctx.store.multipart ?? text(501, 'This archive\'s object store does not take uploads in parts; use GET /upload/{path}.');
+}
+
+/** The canonical stored path a request names, or the 400 refusal. */
+function storedPath(ctx: ServiceContext, requestPath: string): string | Envelope {
+  const resolved = resolveRequestPath(requestPath, ctx.mission);
+  return resolved.kind === 'file' ? resolved.path : text(400, `Not a file's path: ${requestPath}`);
+}
+
+/** The part size for a file of `size` bytes: the default, or larger so that it fits in the parts allowed. */
+export function partSizeFor(parts: Pick<MultipartUploads, 'minPartSize' | 'maxPartSize' | 'maxParts'>, size: number | undefined): number {
+  const mib = 1024 * 1024;
+  const needed = size === undefined ? 0 : Math.ceil(Math.ceil(size / parts.maxParts) / mib) * mib;
+  return Math.min(parts.maxPartSize, Math.max(parts.minPartSize, DEFAULT_PART_SIZE, needed));
+}
+
+/**
+ * POST /uploads/{path}: opens an upload in parts, with the checks of GET /upload (name
+ * rules 400, a stored or indexed name 409). `size`, when the client gives it, sets a part
+ * size large enough for the file (413 past what the store takes).
+ */
+export async function startMultipart(ctx: ServiceContext, requestPath: string, uploader?: string, size?: number): Promise<Envelope> {
+  const parts = partsOf(ctx);
+  if (!('create' in parts)) return parts;
+  const path = await freeName(ctx, requestPath);
+  if (typeof path !== 'string') return path;
+  const largest = Math.min(parts.maxSize, parts.maxParts * parts.maxPartSize);
+  if (size !== undefined && size > largest) {
+    return text(413, `The file is larger than this archive accepts: at most ${largest} bytes. Nothing was stored.`);
+  }
+  const uploadId = await parts.create(path, uploader);
+  const body: MultipartStart = { path, uploadId, partSize: partSizeFor(parts, size), maxParts: parts.maxParts };
+  return { statusCode: 200, body };
+}
+
+/**
+ * GET /uploads/{path}?uploadId=&parts=: the parts stored so far (`uploaded`, for a client
+ * resuming) and signed PUT addresses of the parts asked for (`parts`, e.g. `1-16` or `3,7`).
+ */
+export async function multipartAddresses(ctx: ServiceContext, requestPath: string, uploadId: string, wanted: string | undefined): Promise<Envelope> {
+  const parts = partsOf(ctx);
+  if (!('create' in parts)) return parts;
+  const path = storedPath(ctx, requestPath);
+  if (typeof path !== 'string') return path;
+  const numbers = wanted === undefined || wanted === '' ? [] : parsePartList(wanted, parts.maxParts);
+  if (numbers === undefined) {
+    return text(400, `parts: a list of part numbers from 1 to ${parts.maxParts} such as 1-16 or 3,7, at most ${MAX_ADDRESSES_PER_REQUEST} at a time.`);
+  }
+  const uploaded = await parts.listParts(path, uploadId);
+  const addresses = await Promise.all(
+    numbers.map(async (partNumber) => ({ partNumber, url: await parts.presignPart(path, uploadId, partNumber, ctx.uploadTtl) })),
+  );
+  return { statusCode: 200, body: { path, uploadId, uploaded, parts: addresses } };
+}
+
+/**
+ * POST /uploads/{path}?uploadId=: joins the named parts into the file. A name with a record
+ * (even one whose object is missing) or an object is never given other bytes: 409, and the
+ * upload is dropped. The record's size and SHA-256 are those of the bytes stored.
+ */
+export async function completeMultipart(ctx: ServiceContext, requestPath: string, uploadId: string, body: unknown): Promise<Envelope> {
+  const parts = partsOf(ctx);
+  if (!('create' in parts)) return parts;
+  const path = storedPath(ctx, requestPath);
+  if (typeof path !== 'string') return path;
+  const list = completedParts(body);
+  if (list === undefined) return text(400, 'Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.');
+  // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
+  if ((await ctx.catalog.get(path)) || (await ingestStagedFor(ctx, path))) {
+    await parts.abort(path, uploadId);
+    return text(409, messages.alreadyExists(path));
+  }
+  const result = await parts.complete(path, uploadId, list);
+  if (result.outcome === 'exists') {
+    // The name was taken meanwhile: make sure it is indexed, then refuse.
+    await ingest(ctx, path).catch((err: unknown) => {
+      if (!isOutOfSpace(err)) throw err;
+    });
+    ctx.log.warn({ file_path: path }, 'upload in parts refused: the name already holds a file, which stays');
+    return text(409, messages.alreadyExists(path));
+  }
+  // A record that cannot be written now is written by the reconcile at the next start.
+  await ingest(ctx, path, result.digest, result.digest.uploader);
+  return { statusCode: 200, body: { path, size: result.digest.size, sha256: result.digest.sha256 } };
+}
+
+/** DELETE /uploads/{path}?uploadId=: drops an open upload and its parts. */
+export async function abortMultipart(ctx: ServiceContext, requestPath: string, uploadId: string): Promise<Envelope> {
+  const parts = partsOf(ctx);
+  if (!('create' in parts)) return parts;
+  const path = storedPath(ctx, requestPath);
+  if (typeof path !== 'string') return path;
+  await parts.abort(path, uploadId);
+  return { statusCode: 204, body: '' };
+}
+
+function completedParts(body: unknown): CompletedPart[] | undefined {
+  const list = (body as { parts?: unknown } | undefined)?.parts;
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  const out: CompletedPart[] = [];
+  for (const item of list) {
+    const { partNumber, etag } = (item ?? {}) as { partNumber?: unknown; etag?: unknown };
+    if (typeof partNumber !== 'number' || !Number.isInteger(partNumber) || typeof etag !== 'string' || etag.length > 200) return undefined;
+    out.push({ partNumber, etag });
+  }
+  return out;
+}
+
+/** `1-16`, `3,7`, `1-4,9`: the part numbers, or undefined when malformed or too many. */
+export function parsePartList(spec: string, maxParts: number): number[] | undefined {
+  const numbers: number[] = [];
+  for (const piece of spec.split(',')) {
+    const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(piece.trim());
+    if (!m) return undefined;
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (from < 1 || to > maxParts || to < from || numbers.length + (to - from + 1) > MAX_ADDRESSES_PER_REQUEST) return undefined;
+    for (let n = from; n <= to; n++) numbers.push(n);
+  }
+  return numbers;
+}

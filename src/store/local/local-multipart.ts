@@ -1,0 +1,311 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { link, mkdir, opendir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  InvalidPartsError,
+  NoSuchUploadError,
+  ObjectTooLargeError,
+  type CompletedPart,
+  type MultipartCompletion,
+  type MultipartUploads,
+  type UploadedPart,
+} from '../object-store.js';
+import { detachable, fsync, TEMP_PREFIX, type LocalObjectStore } from './local-object-store.js';
+import type { UrlSigner } from './url-signer.js';
+
+/** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */
+export const MULTIPART_DIR = '.multipart';
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+const PART_FILE = /^(\d{5})\.([0-9a-f]{64})$/;
+/** Open uploads older than this are dropped (at start-up and now and then on create). */
+export const DEFAULT_UPLOAD_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+const SWEEP_EVERY_MS = 3600 * 1000;
+
+interface UploadMeta {
+  readonly key: string;
+  readonly uploader?: string;
+  readonly created: number;
+}
+
+/**
+ * Multipart uploads on the local store, the same interface as S3's. Each upload is a
+ * folder `<root>/.multipart/<id>/` holding `upload.json` (its key and uploader) and its
+ * parts, each named `<number>.<sha256>`: a part is streamed to a `.upload-*` temporary file
+ * (removed at start-up if a crash leaves it), fsynced, then renamed into place, so a part
+ * file is always whole and its name is its ETag. Completion joins the named parts into a
+ * temporary file beside the key, hashing on the way, fsyncs it and links it to the key,
+ * which never replaces a file: of racing completions of one name, exactly one stores.
+ */
+export class LocalMultipart implements MultipartUploads {
+  readonly minPartSize = 5 * 1024 * 1024;
+  readonly maxPartSize: number;
+  readonly maxParts = 10_000;
+  get maxSize(): number {
+    return this.store.maxObjectSize;
+  }
+  /** Completions under way, by upload id: one at a time per upload. */
+  private readonly completing = new Map<string, Promise<unknown>>();
+  /** Part writes and completions under way (for a graceful close). */
+  private readonly busy = new Set<Promise<unknown>>();
+  private lastSweep = 0;
+
+  constructor(
+    private readonly store: LocalObjectStore,
+    private readonly signer: UrlSigner,
+    private readonly publicUrl: () => string,
+    readonly lifetimeMs = DEFAULT_UPLOAD_LIFETIME_MS,
+  ) {
+    this.maxPartSize = Math.min(5 * 1024 ** 3, store.maxObjectSize);
+  }
+
+  private get base(): string {
+    return join(this.store.root, MULTIPART_DIR);
+  }
+
+  private dirOf(uploadId: string): string {
+    if (!UPLOAD_ID.test(uploadId)) throw new Error(`not an upload id: ${JSON.stringify(uploadId)}`);
+    return join(this.base, uploadId);
+  }
+
+  async create(key: string, uploader?: string): Promise<string> {
+    this.store.fileOf(key);
+    if (Date.now() - this.lastSweep > SWEEP_EVERY_MS) {
+      this.lastSweep = Date.now();
+      await this.removeExpired();
+    }
+    const uploadId = randomBytes(16).toString('hex');
+    const dir = this.dirOf(uploadId);
+    await mkdir(dir, { recursive: true });
+    const meta: UploadMeta = { key, uploader, created: Date.now() };
+    const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.json`);
+    await writeFile(temp, JSON.stringify(meta), { flag: 'wx' });
+    await rename(temp, join(dir, 'upload.json'));
+    return uploadId;
+  }
+
+  /** The upload's record, if it is open and is for `key`; else NoSuchUploadError. */
+  private async meta(key: string, uploadId: string): Promise<UploadMeta> {
+    if (!UPLOAD_ID.test(uploadId)) throw new NoSuchUploadError(key);
+    let text: string;
+    try {
+      text = await readFile(join(this.dirOf(uploadId), 'upload.json'), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
+      throw err;
+    }
+    const meta = JSON.parse(text) as UploadMeta;
+    if (meta.key !== key) throw new NoSuchUploadError(key);
+    return meta;
+  }
+
+  presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string> {
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const path = key.split('/').map(encodeURIComponent).join('/');
+    const signature = this.signer.sign('PART', partSubject(key, uploadId, partNumber), expires);
+    return Promise.resolve(
+      `${this.publicUrl()}/store/${path}?uploadId=${uploadId}&partNumber=${partNumber}&expires=${expires}&signature=${signature}`,
+    );
+  }
+
+  async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
+    await this.meta(key, uploadId);
+    const newest = new Map<number, UploadedPart & { at: number }>();
+    for (const name of await readdir(this.dirOf(uploadId)).catch(() => [] as string[])) {
+      const m = PART_FILE.exec(name);
+      if (!m) continue;
+      const s = await stat(join(this.dirOf(uploadId), name)).catch(() => undefined);
+      if (!s) continue;
+      const partNumber = Number(m[1]);
+      const seen = newest.get(partNumber);
+      if (!seen || s.mtimeMs > seen.at) newest.set(partNumber, { partNumber, etag: m[2]!, size: s.size, at: s.mtimeMs });
+    }
+    return [...newest.values()].sort((a, b) => a.partNumber - b.partNumber).map(({ partNumber, etag, size }) => ({ partNumber, etag, size }));
+  }
+
+  /**
+   * Stores one part from a stream; answers its ETag (the SHA-256 of its bytes). A part sent
+   * again is kept beside the earlier copy: completion takes the one whose ETag it names.
+   * However the source ends, the temporary file goes and its handle is closed.
+   */
+  writePart(key: string, uploadId: string, partNumber: number, source: Readable): Promise<string> {
+    const input = detachable(source);
+    return this.track(this.writePartOnce(key, uploadId, partNumber, input));
+  }
+
+  private async writePartOnce(key: string, uploadId: string, partNumber: number, input: ReturnType<typeof detachable>): Promise<string> {
+    let temp: string | undefined;
+    try {
+      if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > this.maxParts) {
+        throw new InvalidPartsError(`Part numbers run from 1 to ${this.maxParts}.`);
+      }
+      await this.meta(key, uploadId);
+      if (input.stream.errored) throw input.stream.errored;
+      const dir = this.dirOf(uploadId);
+      temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
+      const hash = createHash('sha256');
+      const limit = this.maxPartSize;
+      let size = 0;
+      const meter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          size += chunk.length;
+          if (size > limit) return done(new ObjectTooLargeError(limit));
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(input.stream, meter, createWriteStream(temp, { flags: 'wx' }));
+      } catch (err) {
+        // The upload was completed or aborted meanwhile: its folder is gone.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
+        throw err;
+      }
+      await fsync(temp);
+      const etag = hash.digest('hex');
+      try {
+        await rename(temp, join(dir, `${String(partNumber).padStart(5, '0')}.${etag}`));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
+        throw err;
+      }
+      temp = undefined;
+      return etag;
+    } finally {
+      input.detach();
+      if (temp !== undefined) await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  complete(key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<MultipartCompletion> {
+    // One completion of an upload at a time; a second waits, then finds it gone.
+    const before = this.completing.get(uploadId) ?? Promise.resolve();
+    const run = before.then(() => this.completeOnce(key, uploadId, parts));
+    const tracked = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.completing.set(uploadId, tracked);
+    void tracked.then(() => {
+      if (this.completing.get(uploadId) === tracked) this.completing.delete(uploadId);
+    });
+    return this.track(run);
+  }
+
+  private async completeOnce(key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<MultipartCompletion> {
+    const meta = await this.meta(key, uploadId);
+    if (parts.length === 0) throw new InvalidPartsError('Name at least one part to complete an upload.');
+    const dir = this.dirOf(uploadId);
+    const files: string[] = [];
+    let previous = 0;
+    for (const part of parts) {
+      const etag = part.etag.replace(/^"|"$/g, '');
+      if (!Number.isInteger(part.partNumber) || part.partNumber <= previous) {
+        throw new InvalidPartsError('List the parts in ascending order of part number, each once.');
+      }
+      previous = part.partNumber;
+      const file = join(dir, `${String(part.partNumber).padStart(5, '0')}.${etag}`);
+      if (!/^[0-9a-f]{64}$/.test(etag) || !(await stat(file).catch(() => undefined))) {
+        throw new InvalidPartsError(`Part ${part.partNumber} with ETag ${part.etag} is not stored: send it again.`);
+      }
+      files.push(file);
+    }
+    if (await this.store.head(key)) {
+      await this.abort(key, uploadId);
+      return { outcome: 'exists' };
+    }
+    const target = this.store.fileOf(key);
+    const targetDir = dirname(target);
+    await mkdir(targetDir, { recursive: true });
+    const temp = join(targetDir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
+    try {
+      const hash = createHash('sha256');
+      const limit = this.store.maxObjectSize;
+      let size = 0;
+      const out = createWriteStream(temp, { flags: 'wx' });
+      const joined = async function* () {
+        for (const file of files) {
+          for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+            size += chunk.length;
+            if (size > limit) throw new ObjectTooLargeError(limit);
+            hash.update(chunk);
+            yield chunk;
+          }
+        }
+      };
+      await pipeline(joined, out);
+      await fsync(temp);
+      try {
+        await link(temp, target);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        await this.abort(key, uploadId);
+        return { outcome: 'exists' };
+      }
+      await fsync(targetDir);
+      await this.abort(key, uploadId);
+      return { outcome: 'stored', digest: { size, sha256: hash.digest('hex'), uploader: meta.uploader } };
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  async abort(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.meta(key, uploadId);
+    } catch (err) {
+      if (err instanceof NoSuchUploadError) return;
+      throw err;
+    }
+    await rm(this.dirOf(uploadId), { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /** Drops open uploads created more than the lifetime ago (or whose record is unreadable). */
+  async removeExpired(now = Date.now()): Promise<number> {
+    let removed = 0;
+    let handle;
+    try {
+      handle = await opendir(this.base);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    for await (const e of handle) {
+      if (!e.isDirectory() || !UPLOAD_ID.test(e.name)) continue;
+      const dir = join(this.base, e.name);
+      let created: number;
+      try {
+        created = (JSON.parse(await readFile(join(dir, 'upload.json'), 'utf8')) as UploadMeta).created;
+      } catch {
+        // No record: a create cut short, or one under way right now; judge by the folder's age.
+        created = (await stat(dir).catch(() => undefined))?.mtimeMs ?? 0;
+      }
+      if (now - created > this.lifetimeMs) {
+        await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Resolves once part writes and completions under way have ended. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.busy].map((p) => p.catch(() => undefined)));
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.busy.add(work);
+    void work.then(
+      () => this.busy.delete(work),
+      () => this.busy.delete(work),
+    );
+    return work;
+  }
+}
+
+/** What a part address's signature covers: key, upload and part number (key names hold no newline). */
+export function partSubject(key: string, uploadId: string, partNumber: number): string {
+  return `${key}\n${uploadId}\n${partNumber}`;
+}

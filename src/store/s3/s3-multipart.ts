@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  S3ServiceException,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import {
+  InvalidPartsError,
+  NoSuchUploadError,
+  ObjectTooLargeError,
+  type CompletedPart,
+  type MultipartCompletion,
+  type MultipartUploads,
+  type UploadedPart,
+} from '../object-store.js';
+import { uploaderMetadata, type S3Staging } from './s3-staging.js';
+
+/**
+ * Where uploads in parts are assembled: `.multipart/<real key>/<24 hex digits>`. Not a
+ * stored path (a dot name), not a staging key either: nothing but the completion promotes it.
+ */
+export const MULTIPART_PREFIX = '.multipart/';
+/** The largest object one PutObject writes: the most the promotion can carry. */
+export const SINGLE_PUT_LIMIT = 5 * 1024 ** 3;
+
+/**
+ * Uploads in parts on S3. Clients PUT the parts straight to S3 (presigned UploadPart) into a
+ * multipart upload of a private assembly key; completion joins them there, then promotes the
+ * object to the real key the way a staged single PUT is promoted: streamed once into a
+ * PutObject with If-None-Match: *, hashed on the way. Not CompleteMultipartUpload or CopyObject
+ * onto the real key: Ceph RGW ignores If-None-Match on both and would replace a stored file.
+ * So the record's SHA-256 is of the bytes under the real key, and any S3 refuses a second
+ * copy, but one upload is limited to what one PutObject takes (5 GiB; docs/deploy.md).
+ *
+ * The upload id given to clients is `<24 hex>:<S3 upload id>`: the assembly key's suffix and
+ * S3's own id, so every call finds both.
+ */
+export class S3Multipart implements MultipartUploads {
+  readonly minPartSize = 5 * 1024 * 1024;
+  readonly maxPartSize = 5 * 1024 ** 3;
+  readonly maxParts = 10_000;
+  readonly maxSize = SINGLE_PUT_LIMIT;
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+    private readonly staging: S3Staging,
+  ) {}
+
+  private parse(key: string, uploadId: string): { assemblyKey: string; s3Id: string } {
+    const m = /^([0-9a-f]{24}):(.{1,1024})$/s.exec(uploadId);
+    if (!m) throw new NoSuchUploadError(key);
+    return { assemblyKey: `${MULTIPART_PREFIX}${key}/${m[1]}`, s3Id: m[2]! };
+  }
+
+  async create(key: string, uploader?: string): Promise<string> {
+    const suffix = randomBytes(12).toString('hex');
+    const out = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: `${MULTIPART_PREFIX}${key}/${suffix}`, Metadata: uploaderMetadata(uploader) }),
+    );
+    if (!out.UploadId) throw new Error('S3 answered CreateMultipartUpload without an upload id');
+    return `${suffix}:${out.UploadId}`;
+  }
+
+  presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string> {
+    const { assemblyKey, s3Id } = this.parse(key, uploadId);
+    return getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: assemblyKey, UploadId: s3Id, PartNumber: partNumber }), {
+      expiresIn: ttlSeconds,
+    });
+  }
+
+  async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
+    const { assemblyKey, s3Id } = this.parse(key, uploadId);
+    const parts: UploadedPart[] = [];
+    let marker: string | undefined;
+    try {
+      for (;;) {
+        const page = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: assemblyKey, UploadId: s3Id, PartNumberMarker: marker }));
+        for (const p of page.Parts ?? []) {
+          if (p.PartNumber !== undefined && p.ETag !== undefined) parts.push({ partNumber: p.PartNumber, etag: p.ETag.replace(/^"|"$/g, ''), size: p.Size ?? 0 });
+        }
+        if (!page.IsTruncated || page.NextPartNumberMarker === undefined) break;
+        marker = page.NextPartNumberMarker;
+      }
+    } catch (err) {
+      throw translate(err, key);
+    }
+    return parts;
+  }
+
+  async complete(key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<MultipartCompletion> {
+    const { assemblyKey, s3Id } = this.parse(key, uploadId);
+    // Too large for the promotion: refused before anything is joined, and the parts dropped.
+    const total = (await this.listParts(key, uploadId)).filter((p) => parts.some((q) => q.partNumber === p.partNumber)).reduce((a, p) => a + p.size, 0);
+    if (total > this.maxSize) {
+      await this.abort(key, uploadId);
+      throw new ObjectTooLargeError(this.maxSize);
+    }
+    try {
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: assemblyKey,
+          UploadId: s3Id,
+          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: quoted(p.etag) })) },
+        }),
+      );
+    } catch (err) {
+      // A completion of this very upload that raced ours may have finished it: then promote.
+      if (!(isNoSuchUpload(err) && (await this.exists(assemblyKey)))) throw translate(err, key);
+    }
+    const promotion = await this.staging.promote({ stagingKey: assemblyKey, key });
+    if (promotion.outcome === 'promoted') return { outcome: 'stored', digest: promotion.digest };
+    return { outcome: 'exists' };
+  }
+
+  async abort(key: string, uploadId: string): Promise<void> {
+    const { assemblyKey, s3Id } = this.parse(key, uploadId);
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: assemblyKey, UploadId: s3Id }));
+    } catch (err) {
+      if (!isNoSuchUpload(err)) throw err;
+    }
+  }
+
+  private async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function quoted(etag: string): string {
+  return etag.startsWith('"') ? etag : `"${etag}"`;
+}
+
+function isNoSuchUpload(err: unknown): boolean {
+  return err instanceof S3ServiceException && (err.name === 'NoSuchUpload' || err.$metadata.httpStatusCode === 404);
+}
+
+/** S3's refusals as the store port's errors. */
+function translate(err: unknown, key: string): unknown {
+  if (isNoSuchUpload(err)) return new NoSuchUploadError(key);
+  if (err instanceof S3ServiceException && ['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall', 'MalformedXML'].includes(err.name)) {
+    return new InvalidPartsError(`The object store refused the parts (${err.name}): name each part once, in ascending order, with the ETag its PUT answered; every part but the last needs at least 5 MiB.`);
+  }
+  if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 400) {
+    return new InvalidPartsError(`The object store refused the parts (${err.name}).`);
+  }
+  return err;
+}

@@ -1,0 +1,125 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/index.js';
+import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
+import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
+
+const MiB = 1024 * 1024;
+const pathOf = (label: string) => `imap/swe/l1a/2024/01/imap_swe_l1a_${label}_20240105_20240105_v00-01.cdf`;
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+// Uploads in parts on a real S3 server (Ceph RGW) with PostgreSQL: the same interface and the
+// same guarantees as on the local store, although RGW ignores If-None-Match on
+// CompleteMultipartUpload (the completion is promoted by a conditional PutObject instead).
+describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`uploads in parts on ${PRODUCTION_BACKENDS_LABEL}`, () => {
+  let backends: ProductionBackends;
+  let server: TestServer;
+  let dataDir: string;
+  const records = async (path: string) => (await (await fetch(`${server.url}/query?file_path=${path}`)).json()) as { size: number; sha256: string }[];
+  const keys = async (prefix: string) =>
+    ((await backends.rgw.client.send(new ListObjectsV2Command({ Bucket: backends.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key);
+  const openUploads = async () => (await backends.rgw.client.send(new ListMultipartUploadsCommand({ Bucket: backends.bucket }))).Uploads ?? [];
+  const stored = async (key: string) =>
+    Buffer.from(await (await backends.rgw.client.send(new GetObjectCommand({ Bucket: backends.bucket, Key: key }))).Body!.transformToByteArray());
+
+  async function partsUploaded(path: string, bytes: Buffer, partSize: number) {
+    const start = await fetch(`${server.url}/uploads/${path}?size=${bytes.length}`, { method: 'POST' });
+    expect(start.status).toBe(200);
+    const { uploadId } = (await start.json()) as { uploadId: string };
+    const count = Math.ceil(bytes.length / partSize);
+    const list = Array.from({ length: count }, (_, i) => i + 1).join(',');
+    const answer = (await (await fetch(`${server.url}/uploads/${path}?uploadId=${encodeURIComponent(uploadId)}&parts=${list}`)).json()) as {
+      parts: { partNumber: number; url: string }[];
+    };
+    const parts: { partNumber: number; etag: string }[] = [];
+    for (const { partNumber, url } of answer.parts) {
+      const res = await fetch(url, { method: 'PUT', body: bytes.subarray((partNumber - 1) * partSize, partNumber * partSize) });
+      expect(res.status).toBe(200);
+      parts.push({ partNumber, etag: res.headers.get('etag')! });
+    }
+    return { uploadId, parts };
+  }
+  const complete = (path: string, uploadId: string, parts: unknown) =>
+    fetch(`${server.url}/uploads/${path}?uploadId=${encodeURIComponent(uploadId)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ parts }),
+    });
+
+  beforeAll(async () => {
+    backends = await startProductionBackends();
+    server = await startTestServer(backends.settings);
+    dataDir = await mkdtemp(join(tmpdir(), 'sdc-multipart-s3-'));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await backends?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('the SDK sends a 300 MB file in parts straight to S3; the record describes the bytes under the real key', async () => {
+    const path = pathOf('big');
+    const file = join(dataDir, path);
+    await mkdir(dirname(file), { recursive: true });
+    const out = createWriteStream(file);
+    const block = randomBytes(MiB);
+    for (let n = 0; n < 300; n++) {
+      block.writeUInt32BE(n, 0);
+      if (!out.write(Buffer.from(block))) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    }
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    const expected = hash.digest('hex');
+
+    const client = new Client({ url: server.url, retry: { retries: 2, baseDelayMs: 10 } });
+    try {
+      expect(await client.upload(file, { dataDir })).toEqual({ path, size: 300 * MiB });
+    } finally {
+      await client.close();
+    }
+    expect(sha256(await stored(path))).toBe(expected);
+    expect(await records(path)).toMatchObject([{ size: 300 * MiB, sha256: expected }]);
+    expect(await keys('.multipart/')).toEqual([]);
+    expect(await openUploads()).toEqual([]);
+    await rm(file);
+  }, 300_000);
+
+  it('racing completions of one name: one object, one record, the winner\'s bytes', async () => {
+    const path = pathOf('race');
+    const contenders = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => {
+        const bytes = Buffer.concat([Buffer.alloc(5 * MiB, i + 1), Buffer.from(`tail ${i}`)]);
+        return { bytes, ...(await partsUploaded(path, bytes, 5 * MiB)) };
+      }),
+    );
+    const answers = await Promise.all(contenders.map((c) => complete(path, c.uploadId, c.parts)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
+    const winner = contenders[answers.findIndex((a) => a.status === 200)]!;
+    expect((await stored(path)).equals(winner.bytes)).toBe(true);
+    expect(await records(path)).toMatchObject([{ sha256: sha256(winner.bytes) }]);
+    expect(await keys('.multipart/')).toEqual([]);
+  }, 120_000);
+
+  it('a completion for a name stored meanwhile (by a plain PUT, no conditional header) is refused, and the stored file stays', async () => {
+    const path = pathOf('taken');
+    const { uploadId, parts } = await partsUploaded(path, Buffer.alloc(6 * MiB, 9), 5 * MiB);
+    expect((await uploadFile(server.url, path, 'the first file')).status).toBe(200);
+    // The single PUT waits under its staging key until something asks for the name: the completion does.
+    const res = await complete(path, uploadId, parts);
+    expect(res.status).toBe(409);
+    expect((await stored(path)).toString()).toBe('the first file');
+    expect(await records(path)).toMatchObject([{ sha256: sha256(Buffer.from('the first file')) }]);
+    expect(await keys('.multipart/')).toEqual([]);
+  }, 60_000);
+
+  it('a file larger than one promotion can carry is refused up front', async () => {
+    const res = await fetch(`${server.url}/uploads/${pathOf('huge')}?size=${6 * 1024 ** 3}`, { method: 'POST' });
+    expect(res.status).toBe(413);
+  });
+});
