@@ -184,16 +184,23 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
         .flatMap((s) => [s.Action].flat())
         .filter((a) => a.startsWith('s3:'))
         .sort();
-    expect(s3Actions('api')).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
-    expect(s3Actions('ingest')).toEqual(['s3:GetObject', 's3:ListBucket']);
-    expect(s3Actions('reconcile')).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(s3Actions('api')).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:ListMultipartUploadParts', 's3:PutObject']);
+    expect(s3Actions('ingest')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(s3Actions('reconcile')).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    // Deletes only where uploads wait (.staging/) or parts are kept (.multipart/): never a stored file.
+    for (const name of ['api', 'ingest', 'reconcile'] as const) {
+      for (const statement of statementsOf(functionId(name)).filter((st) => [st.Action].flat().some((a) => /^s3:(Delete|Abort|ListMultipart)/.test(a)))) {
+        expect(JSON.stringify(statement.Resource), name).toMatch(/\/\.(staging|multipart)\/\*/);
+        // Not bucket/* (every object), whose suffix is the bare "/*".
+        expect(JSON.stringify(statement.Resource), name).not.toContain('"/*"');
+      }
+    }
     expect(s3Actions('keys')).toEqual([]);
     for (const [id, policy] of Object.entries(policies)) {
       for (const statement of (policy.Properties!.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement) {
         for (const action of [statement.Action].flat()) {
           expect(action, id).not.toBe('*');
           expect(action, id).not.toMatch(/^(s3|rds|rds-db|secretsmanager|sqs|dynamodb):\*$/);
-          expect(action, id).not.toMatch(/^s3:Delete/);
         }
       }
     }

@@ -250,6 +250,20 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
     ]);
   });
 
+  it('answers uploads in parts alike: open, list, complete and abort, good and bad input', async () => {
+    await expectParity([
+      // Opening makes an upload of its own on each carrier: same status, different ids.
+      { method: 'POST', url: `/uploads/${NEW}`, compare: 'status' },
+      { method: 'POST', url: `/uploads/${STORED}` },
+      { method: 'POST', url: '/uploads/imap/swe/l1a/2024/01/imap_swe_l1a_sci_2024_20240105_v00-01.cdf' },
+      ...both('GET', `/uploads/${NEW}`),
+      ...both('GET', `/uploads/${NEW}?uploadId=nope&parts=1`),
+      { method: 'POST', url: `/uploads/${NEW}?uploadId=nope`, headers: { 'Content-Type': 'application/json' }, body: '{"parts":[]}' },
+      { method: 'DELETE', url: `/uploads/${NEW}?uploadId=nope` },
+      { method: 'PATCH', url: `/uploads/${NEW}` },
+    ]);
+  });
+
   it('answers the operations, the description, the portal and the unmatched alike', async () => {
     const asset = '/assets/portal.js';
     await expectParity([

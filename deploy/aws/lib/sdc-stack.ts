@@ -90,6 +90,8 @@ export class SdcStack extends Stack {
       lifecycleRules: [
         // Multipart uploads a client started and never completed (parts cost storage while invisible).
         { id: 'abandoned-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+        // Single PUTs never promoted (their event and every reconcile missed them, or the name was taken).
+        { id: 'abandoned-staging', prefix: '.staging/', expiration: Duration.days(7) },
         // Versions replaced by an overwrite (conditionalPut=optional) are kept for restoring, not for ever.
         { id: 'replaced-versions', noncurrentVersionExpiration: Duration.days(90) },
       ],
@@ -207,13 +209,18 @@ export class SdcStack extends Stack {
     };
     const { api, ingest, reconcile } = this.functions;
 
-    // ---- Least privilege: exactly the S3 actions docs/deploy.md lists (no delete, nothing else).
+    // ---- Least privilege: exactly the S3 actions docs/deploy.md lists ("IAM permissions"). Deletes
+    // only under .staging/ (a promoted or refused upload) and .multipart/ (parts): never a stored file.
     const objects = this.bucket.arnForObjects('*');
-    api.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [objects] }));
+    const staging = this.bucket.arnForObjects('.staging/*');
+    const parts = this.bucket.arnForObjects('.multipart/*');
     for (const fn of [api, ingest, reconcile]) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [objects] }));
       fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
     }
-    for (const fn of [ingest, reconcile]) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+    for (const fn of [ingest, reconcile]) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [staging] }));
+    api.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [staging, parts] }));
+    api.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListMultipartUploadParts', 's3:AbortMultipartUpload'], resources: [parts] }));
 
     // ---- New objects -> ingest; a lost event is caught by the scheduled reconcile.
     this.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(ingest));
@@ -290,7 +297,9 @@ export class SdcStack extends Stack {
     const objects = `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/*]`;
     for (const fn of [this.functions.api, this.functions.ingest, this.functions.reconcile]) {
       ack(fn, objects, 'Objects of the archive bucket only (bucket/*: any file of the archive may be uploaded, read or indexed), with the exact actions docs/deploy.md lists; no wildcard action.');
+      ack(fn, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.staging/*]`, 'Deleting is allowed only under .staging/, where uploads wait until they are promoted to their name (or refused): never a stored file.');
     }
+    ack(this.functions.api, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.multipart/*]`, 'Uploads in parts live under .multipart/ until completed: listing, aborting and deleting them there only, never a stored file.');
     ack(this, `IAM5[Resource::<${logicalId(parts.reconcile)}.Arn>:*]`, 'EventBridge Scheduler may invoke the reconcile function (any of its versions): lambda:InvokeFunction on that one function only.');
     ack(this.api, 'APIG4', 'The API is public by design (downloads and queries are open unless SDC_READ_NEEDS_KEY); its API keys are checked by the function on every route that needs one (the same keys table and messages as sdc serve), so no API Gateway authorizer.');
     ack(this.bucket, 'S1', 'Every request to the bucket is made with an address the API issued and logged (with the API key name); enable server access logs or CloudTrail data events if the centre requires an S3-side record.');
