@@ -20,7 +20,7 @@ export function applyFilter<O>(query: FilesQuery<O>, filter: QueryFilter): Files
 }
 
 /** Rows strictly after `after` in (sort key, file_path) order. */
-export function applyAfter<O>(query: FilesQuery<O>, sort: QuerySort, after: QueryPosition): FilesQuery<O> {
+function applyAfter<O>(query: FilesQuery<O>, sort: QuerySort, after: QueryPosition): FilesQuery<O> {
   const params: unknown[] = [];
   return query.where(asExpression(afterOf(sort, after, params), params));
 }

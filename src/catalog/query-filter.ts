@@ -27,10 +27,10 @@ export interface QueryFilter {
  * The spec's parameters (4.3): one per field of a record (2.3), named alike. A request that
  * uses only these gets the spec's answer.
  */
-export const QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
+const QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
 
 /** Additive parameters for harvesters and large archives. */
-export const EXTRA_QUERY_PARAMETERS = [
+const EXTRA_QUERY_PARAMETERS = [
   'ingestion_start_date',
   'ingestion_end_date',
   'overlap',

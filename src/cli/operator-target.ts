@@ -14,7 +14,7 @@ export class NoCatalogError extends Error {
 }
 
 /** Where an operator command acts, as printed to stderr before it does anything. */
-export function describeTarget(config: ServerConfig, withStore: boolean): string {
+function describeTarget(config: ServerConfig, withStore: boolean): string {
   const lines = [`catalog: ${describeCatalogUrl(config.catalog)}`];
   if (withStore) lines.push(`store:   ${config.store}`);
   return lines.join('\n');
