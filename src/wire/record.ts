@@ -64,6 +64,6 @@ export function csvCell(value: unknown): string {
 export const CSV_HEADER = `${RECORD_FIELDS.join(',')}\r\n`;
 
 /** One record as a CSV row, in RECORD_FIELDS order (CRLF-terminated). */
-export function csvRow(record: Readonly<Record<string, unknown>>): string {
+export function csvRow(record: Readonly<Partial<Record<RecordField, unknown>>>): string {
   return `${RECORD_FIELDS.map((f) => csvCell(record[f])).join(',')}\r\n`;
 }
