@@ -22,6 +22,7 @@ const layers = [
   ),
   below(['src/http/**'], ['**/lambda/*', '**/cli/*', '**/client/*', '**/catalog/sqlite/*', '**/catalog/postgres/*', '**/store/s3/*'], 'http is a carrier over the service.'),
   below(['src/lambda/**'], ['**/cli/*', '**/client/*'], 'lambda adapts the http app to API Gateway.'),
+  below(['src/cli/**'], ['**/catalog/postgres/*', '**/catalog/sqlite/*'], 'cli opens catalogs through open-catalog.ts, never an adapter folder.'),
   below(['src/logger.ts', 'src/redact-url.ts', 'src/config.ts'], CARRIERS, 'logging and configuration sit below the carriers.'),
   below(
     ['src/client/**'],

@@ -3,6 +3,8 @@
  * adapter passes its own; the queries and migrations stay written once.
  */
 export interface CatalogDialect {
+  /** Which engine this is, where a statement must say so (the plan of a query: EXPLAIN QUERY PLAN or EXPLAIN). */
+  readonly engine: 'sqlite' | 'postgres';
   /**
    * Collation that compares text byte by byte, for file_path. SQLite's default
    * (BINARY) already does; PostgreSQL's default follows the database locale
@@ -18,6 +20,6 @@ export interface CatalogDialect {
   readonly cursorStreaming?: boolean;
 }
 
-export const SQLITE_DIALECT: CatalogDialect = Object.freeze({});
+export const SQLITE_DIALECT: CatalogDialect = Object.freeze({ engine: 'sqlite' });
 
-export const POSTGRES_DIALECT: CatalogDialect = Object.freeze({ byteOrderCollation: 'C', cursorStreaming: true });
+export const POSTGRES_DIALECT: CatalogDialect = Object.freeze({ engine: 'postgres', byteOrderCollation: 'C', cursorStreaming: true });

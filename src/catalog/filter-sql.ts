@@ -2,15 +2,16 @@ import type { QueryFilter } from './query-filter.js';
 import type { QueryPosition, QuerySort } from './query-options.js';
 
 /*
- * A query's SQL text from its filter's shape, for the prepared statements of the SQLite and
- * PostgreSQL catalogs: `?` placeholders (PostgreSQL numbers them, see numbered()), values
+ * A query's SQL text from its filter's shape: the one home of the filter's rules, for the
+ * prepared statements of the SQLite and PostgreSQL catalogs and for the Kysely queries
+ * (kysely-filter.ts). `?` placeholders (PostgreSQL numbers them, see numbered()), values
  * pushed on `params` in the same order.
  */
 
 /**
  * The WHERE clause of a filter and its parameters. The SQL text depends only on which
  * conditions are present (the filter's shape), never on values, so one prepared statement
- * serves every request of a shape. Same conditions as applyFilter in kysely-catalog.ts.
+ * serves every request of a shape. The Kysely queries use the same clauses (kysely-filter.ts).
  */
 export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   const where: string[] = [];

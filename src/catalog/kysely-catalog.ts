@@ -1,9 +1,11 @@
-import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder, type Selectable } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
 import { SQLITE_DIALECT, type CatalogDialect } from './catalog-dialect.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
+import { coverageDays } from './kysely-coverage.js';
+import { applyFilter, orderedFiles } from './kysely-filter.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import type { QueryFilter } from './query-filter.js';
 import { DEFAULT_SORT, positionOf, type QueryOptions, type QueryPosition, type QuerySort } from './query-options.js';
@@ -14,8 +16,6 @@ export const QUERY_PAGE_SIZE = 1000;
 
 /** Rows per multi-row INSERT (12 parameters each; SQLite allows 32766 per statement). */
 const INSERT_BATCH = 500;
-
-type FilesQuery<O> = SelectQueryBuilder<CatalogDatabase, 'files', O>;
 
 /**
  * The catalog's queries, written once with Kysely; the sqlite and postgres adapters
@@ -110,17 +110,13 @@ export class KyselyCatalog implements Catalog {
 
   /** The matching rows in (sort key, file_path) order, from just after `after`. */
   private ordered(filter: QueryFilter, sort: QuerySort, after: QueryPosition | undefined) {
-    let q = applyFilter(this.db.selectFrom('files').selectAll('files'), filter);
-    if (after) q = applyAfter(q, sort, after);
-    const direction = sort.descending ? 'desc' : 'asc';
-    if (sort.field !== 'file_path') q = q.orderBy(`files.${sort.field}`, direction);
-    return q.orderBy('files.file_path', direction);
+    return orderedFiles(this.db, filter, sort, after);
   }
 
   /** The database's plan for a query's first page (EXPLAIN), to check that it uses the indexes. */
   async explain(filter: QueryFilter, options: QueryOptions = {}): Promise<string[]> {
     const compiled = this.page(filter, options.sort ?? DEFAULT_SORT, options.after, options.limit ?? QUERY_PAGE_SIZE).compile();
-    const sqlite = this.db.getExecutor().adapter.constructor.name.toLowerCase().includes('sqlite');
+    const sqlite = this.dialect.engine === 'sqlite';
     const result = await this.db.executeQuery<Record<string, unknown>>(
       CompiledQuery.raw(`${sqlite ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${compiled.sql}`, [...compiled.parameters]),
     );
@@ -135,39 +131,8 @@ export class KyselyCatalog implements Catalog {
   }
 
   /** Groups in (instrument, data_level, start_date) order, keyset-paged like query. */
-  async *coverage(filter: QueryFilter): AsyncIterable<CoverageDay> {
-    let after: readonly [string, string, string] | undefined;
-    for (;;) {
-      let q = applyFilter(this.db.selectFrom('files'), filter);
-      if (after !== undefined) {
-        const [instrument, level, start] = after;
-        q = q.where((eb) =>
-          eb(eb.refTuple('files.instrument', 'files.data_level', 'files.start_date'), '>', eb.tuple(instrument, level, start)),
-        );
-      }
-      const rows = await q
-        .select((eb) => [
-          'files.instrument',
-          'files.data_level',
-          'files.start_date',
-          eb.fn.max('files.end_date').as('end_date'),
-          eb.fn.countAll().as('files'),
-          eb.fn.sum('files.size').as('size'),
-        ])
-        .groupBy(['files.instrument', 'files.data_level', 'files.start_date'])
-        .orderBy('files.instrument')
-        .orderBy('files.data_level')
-        .orderBy('files.start_date')
-        .limit(QUERY_PAGE_SIZE)
-        .execute();
-      for (const row of rows) {
-        // COUNT and SUM come back as strings from PostgreSQL (bigint/numeric).
-        yield { ...row, end_date: String(row.end_date), files: Number(row.files), size: Number(row.size) };
-      }
-      if (rows.length < QUERY_PAGE_SIZE) return;
-      const last = rows[rows.length - 1]!;
-      after = [last.instrument, last.data_level, last.start_date];
-    }
+  coverage(filter: QueryFilter): AsyncIterable<CoverageDay> {
+    return coverageDays(this.db, filter, QUERY_PAGE_SIZE);
   }
 
   /** Keyset pages on every backend: a long reconcile then holds no cursor (nor snapshot) open. */
@@ -187,56 +152,6 @@ export class KyselyCatalog implements Catalog {
   close(): Promise<void> {
     return this.onClose();
   }
-}
-
-/** The filter's conditions; each one an indexed comparison where the schema allows. */
-function applyFilter<O>(query: FilesQuery<O>, filter: QueryFilter): FilesQuery<O> {
-  let q = query;
-  if (filter.file_path !== undefined) q = q.where('files.file_path', '=', filter.file_path);
-  if (filter.instrument !== undefined) q = q.where('files.instrument', '=', filter.instrument);
-  if (filter.data_level !== undefined) q = q.where('files.data_level', '=', filter.data_level);
-  if (filter.descriptor !== undefined) q = q.where('files.descriptor', '=', filter.descriptor);
-  if (filter.overlap) {
-    // The file's span [start_date, end_date] meets [start, end].
-    if (filter.start_date !== undefined) q = q.where('files.end_date', '>=', filter.start_date);
-    if (filter.end_date !== undefined) q = q.where('files.start_date', '<=', filter.end_date);
-  } else {
-    if (filter.start_date !== undefined) q = q.where('files.start_date', '>=', filter.start_date);
-    if (filter.end_date !== undefined) q = q.where('files.start_date', '<=', filter.end_date);
-  }
-  if (filter.version === 'latest') {
-    // No newer version of the same product (instrument, level, descriptor, start date).
-    // vXX-YY has fixed width, so text order is numeric order (v01-10 > v01-09).
-    q = q.where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('files as newer')
-            .select(sql.lit(1).as('one'))
-            .whereRef('newer.instrument', '=', 'files.instrument')
-            .whereRef('newer.data_level', '=', 'files.data_level')
-            .whereRef('newer.descriptor', '=', 'files.descriptor')
-            .whereRef('newer.start_date', '=', 'files.start_date')
-            .whereRef('newer.version', '>', 'files.version'),
-        ),
-      ),
-    );
-  } else if (filter.version !== undefined && filter.version !== '*') {
-    q = q.where('files.version', '=', filter.version);
-  }
-  if (filter.extension !== undefined) q = q.where('files.extension', '=', filter.extension);
-  if (filter.ingestion_start !== undefined) q = q.where('files.ingestion_date', '>=', filter.ingestion_start);
-  if (filter.ingestion_end !== undefined) q = q.where('files.ingestion_date', '<=', filter.ingestion_end);
-  return q;
-}
-
-/** Rows strictly after `after` in (sort key, file_path) order. */
-function applyAfter<O>(query: FilesQuery<O>, sort: QuerySort, after: QueryPosition): FilesQuery<O> {
-  const op = sort.descending ? '<' : '>';
-  if (sort.field === 'file_path') return query.where('files.file_path', op, after.file_path);
-  const column = `files.${sort.field}` as const;
-  return query.where((eb) =>
-    eb.or([eb(column, op, after.key), eb.and([eb(column, '=', after.key), eb('files.file_path', op, after.file_path)])]),
-  );
 }
 
 function toRecord(row: Selectable<FilesTable>): FileRecord {

@@ -1,4 +1,4 @@
-import { SPEC_RECORD_FIELDS, isCalendarDate, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { SPEC_RECORD_FIELDS, isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
@@ -27,10 +27,10 @@ export interface QueryFilter {
  * The spec's parameters (4.3): one per field of a record (2.3), named alike. A request that
  * uses only these gets the spec's answer.
  */
-export const QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
+const QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
 
 /** Additive parameters for harvesters and large archives. */
-export const EXTRA_QUERY_PARAMETERS = [
+const EXTRA_QUERY_PARAMETERS = [
   'ingestion_start_date',
   'ingestion_end_date',
   'overlap',
@@ -186,7 +186,7 @@ function canonicalPath(value: string, mission: MissionConfig): string {
  */
 function parseInstant(value: string, upper: boolean): string | undefined {
   if (isCalendarDate(value)) {
-    const day = `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`;
+    const day = isoDay(value);
     return upper ? `${day}T23:59:59.999Z` : `${day}T00:00:00.000Z`;
   }
   if (!ISO_DATE_TIME.test(value)) return undefined;

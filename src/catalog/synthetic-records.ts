@@ -1,4 +1,4 @@
-import { extensionFor, type MissionConfig } from '../mission/index.js';
+import { calendarDateOf, extensionFor, type MissionConfig } from '../mission/index.js';
 import { recordFor, type FileRecord } from './file-record.js';
 
 const DESCRIPTORS = ['sci', 'burst', 'hk', 'cal'] as const;
@@ -24,8 +24,8 @@ export function* syntheticRecords(mission: MissionConfig, count: number, first =
     const version = `v${pad(Math.floor(v / 100) % 100)}-${pad(v % 100)}`;
     const start = new Date(FIRST_DAY + day * 86_400_000);
     const end = new Date(start.getTime() + (i % 3) * 86_400_000);
-    const startDate = ymd(start);
-    const endDate = ymd(end);
+    const startDate = calendarDateOf(start);
+    const endDate = calendarDateOf(end);
     const extension = extensionFor(mission, level);
     const fileName = `${mission.name}_${instrument}_${level}_${descriptor}_${startDate}_${endDate}_${version}.${extension}`;
     const name = { fileName, mission: mission.name, instrument, dataLevel: level, descriptor, startDate, endDate, version, extension };
@@ -39,8 +39,4 @@ export function* syntheticRecords(mission: MissionConfig, count: number, first =
 
 function pad(n: number): string {
   return String(n).padStart(2, '0');
-}
-
-function ymd(d: Date): string {
-  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}`;
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { openCatalog } from '../catalog/open-catalog.js';
-import { redactPassword } from '../catalog/postgres/postgres-url.js';
+import { describeCatalogUrl, openCatalog } from '../catalog/open-catalog.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';
 
@@ -17,6 +16,6 @@ export function registerMigrateCommand(program: Command): void {
       await checkOperatorTarget('migrate', config, { create: flags.create });
       const catalog = await openCatalog(config.catalog);
       await catalog.close();
-      console.log(`catalog schema is up to date: ${redactPassword(config.catalog)}`);
+      console.log(`catalog schema is up to date: ${describeCatalogUrl(config.catalog)}`);
     });
 }

@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import pg from 'pg';
-import { parsePostgresUrl, redactPassword } from '../catalog/postgres/postgres-url.js';
+import { catalogExists, describeCatalogUrl } from '../catalog/open-catalog.js';
 import type { ServerConfig } from '../config.js';
 
 /** The flag every operator command takes to allow a new, empty catalog. */
@@ -16,34 +13,9 @@ export class NoCatalogError extends Error {
   override name = 'NoCatalogError';
 }
 
-/** Kysely's migration table: present once a catalog has been created by a server, `sdc migrate --create` or `--create`. */
-const MIGRATION_TABLE = 'kysely_migration';
-
-/** Whether the catalog the URL names has been created (an SQLite file; a PostgreSQL schema with its tables). */
-export async function catalogExists(url: string): Promise<boolean> {
-  if (url.startsWith('sqlite:')) {
-    const file = url.slice('sqlite:'.length);
-    return file === ':memory:' || existsSync(resolve(file));
-  }
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const { connectionString, schema } = parsePostgresUrl(url);
-    const client = new pg.Client({ connectionString, application_name: 'sdc-data-access' });
-    try {
-      await client.connect();
-      const { rows } = await client.query<{ found: string | null }>('select to_regclass($1) as found', [`${schema}.${MIGRATION_TABLE}`]);
-      return rows[0]?.found != null;
-    } catch (err) {
-      throw new Error(`cannot reach the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
-  return true; // openCatalog refuses an unsupported URL with its own message.
-}
-
 /** Where an operator command acts, as printed to stderr before it does anything. */
-export function describeTarget(config: ServerConfig, withStore: boolean): string {
-  const lines = [`catalog: ${redactPassword(config.catalog)}`];
+function describeTarget(config: ServerConfig, withStore: boolean): string {
+  const lines = [`catalog: ${describeCatalogUrl(config.catalog)}`];
   if (withStore) lines.push(`store:   ${config.store}`);
   return lines.join('\n');
 }
@@ -58,7 +30,7 @@ export async function checkOperatorTarget(name: string, config: ServerConfig, op
   if (options.create || (await catalogExists(config.catalog))) return;
   throw new NoCatalogError(
     [
-      `sdc ${name}: there is no catalog at ${redactPassword(config.catalog)}; nothing was changed.`,
+      `sdc ${name}: there is no catalog at ${describeCatalogUrl(config.catalog)}; nothing was changed.`,
       `  The catalog follows SDC_HOME (default ./sdc-data, here ${config.home}) or SDC_CATALOG:`,
       `  point --home or --catalog at the one your server uses (the same values as its sdc serve),`,
       `  or add --create to create a new, empty catalog there.`,

@@ -53,13 +53,13 @@ export class ConflictError extends ClientError {
 }
 
 /** 401 or 403: a missing or wrong API key, or an expired signed address. */
-export class DeniedError extends ClientError {
+class DeniedError extends ClientError {
   override name = 'DeniedError';
   readonly code = 'Denied';
 }
 
 /** 5xx after every retry. */
-export class ServerError extends ClientError {
+class ServerError extends ClientError {
   override name = 'ServerError';
   readonly code = 'Server';
   override readonly retryable = true;

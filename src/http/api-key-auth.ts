@@ -35,7 +35,7 @@ export const messages = {
 const ACTION: Partial<Record<AccessClass, string>> = { upload: 'upload', read: 'query or download' };
 
 /** The class of the route the request matched; unmatched requests (404) are public. */
-export function accessOf(request: FastifyRequest): AccessClass {
+function accessOf(request: FastifyRequest): AccessClass {
   return request.routeOptions.config.access ?? 'public';
 }
 

@@ -15,7 +15,7 @@ const EVENT_STREAM = 'text/event-stream; charset=utf-8';
  * needs one feed per filter, not hundreds.
  */
 export const MAX_FEEDS_PER_ADDRESS = 8;
-export const MAX_FEEDS = 512;
+const MAX_FEEDS = 512;
 
 /**
  * GET /events: the live feed as Server-Sent Events, one `file` event per record as it is

@@ -16,7 +16,7 @@ export interface LimitSettings {
  * stored path is well under 1 KiB), small enough that no one can park memory in them.
  * Node answers 431 past it.
  */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Headers must arrive within this long, so a client that drips them cannot hold a socket. */
 const HEADERS_TIMEOUT_MS = 10_000;

@@ -9,7 +9,7 @@ import { REQUEST_ID_HEADER } from './request-id.js';
 const PACKAGE = createRequire(import.meta.url)('../../package.json') as { version: string; description: string };
 
 /** The OpenAPI name of a route's wildcard tail (`*` in Fastify). */
-export const PATH_PARAMETER = 'path';
+const PATH_PARAMETER = 'path';
 
 /** `/upload/*` -> `/upload/{path}`, and the `*` parameter renamed to match. */
 export function describedUrl(url: string): string {

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import type { MissionConfig } from '../mission/index.js';
 
 /** Where `npm run build` (web/build.js) puts the portal: the same from src/http and dist/http. */
-export const PORTAL_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+const PORTAL_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 /** The page's mission (names, instruments, levels) goes in here, so it needs no extra request. */
 const MISSION_PLACEHOLDER = '{"mission":"placeholder"}';

@@ -22,7 +22,7 @@ const PAGE_HEADERS = {
 } as const;
 
 /** The filters of spec 4.3 and the additive ones: what /query and /events both take. */
-export function filterProperties(mission: MissionConfig) {
+function filterProperties(mission: MissionConfig) {
   return {
     file_path: { type: 'string', description: `Stored path or file name. ${ANY}`, examples: [exampleStoredPath(mission)] },
     instrument: { type: 'string', enum: [...mission.instruments], description: ANY },

@@ -13,7 +13,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
  */
 export type AccessClass = 'public' | 'read' | 'upload' | 'signed' | 'operator';
 
-export const ACCESS_CLASSES: readonly AccessClass[] = ['public', 'read', 'upload', 'signed', 'operator'];
+const ACCESS_CLASSES: readonly AccessClass[] = ['public', 'read', 'upload', 'signed', 'operator'];
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ingestCreatedObjects, parseObjectCreatedEvent, type ServiceContext } from '../service/index.js';
 import { text } from './api-schemas.js';
+import { bearerToken } from './presented-key.js';
 
 const MISSING = 'Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN> (or, for stores that cannot send headers, ?token=<SDC_EVENTS_TOKEN>).';
 const WRONG = "The Bearer token does not match this server's SDC_EVENTS_TOKEN.";
@@ -66,8 +67,7 @@ export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefin
       if (!eventsToken) return reply.code(403).send(DISABLED);
       // Ceph RGW's push-endpoint sends no headers of ours (and no password over http): it may carry the token in its URL.
       const inQuery = (request.query as { token?: unknown } | undefined)?.token;
-      const match = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
-      const given = match ? match[1]! : typeof inQuery === 'string' && inQuery !== '' ? inQuery : undefined;
+      const given = bearerToken(request.headers.authorization) ?? (typeof inQuery === 'string' && inQuery !== '' ? inQuery : undefined);
       if (given === undefined) return reply.code(401).send(MISSING);
       if (!sameToken(given, eventsToken)) return reply.code(403).send(WRONG);
       return undefined;

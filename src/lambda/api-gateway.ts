@@ -61,7 +61,7 @@ export function requestHeaders(entries: Iterable<readonly [string, readonly stri
 }
 
 /** Text bodies go to API Gateway as they are; anything else (images, fonts, octets) in base64. */
-export function isTextual(contentType: string | undefined): boolean {
+function isTextual(contentType: string | undefined): boolean {
   if (contentType === undefined) return true;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   return (

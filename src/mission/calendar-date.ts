@@ -30,3 +30,29 @@ export function isCalendarDate(value: string): boolean {
   const last = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
   return day <= last;
 }
+
+/** Milliseconds since the epoch at 00:00 UTC of a `YYYYMMDD` day. */
+export function calendarDateMs(date: string): number {
+  return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8)));
+}
+
+/** `YYYYMMDD` of the UTC day holding `instant`. */
+export function calendarDateOf(instant: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(instant.getUTCFullYear()).padStart(4, '0')}${two(instant.getUTCMonth() + 1)}${two(instant.getUTCDate())}`;
+}
+
+/** `YYYYMMDD` of the day after (calendar dates only). */
+export function nextDay(date: string): string {
+  return calendarDateOf(new Date(calendarDateMs(date) + 86_400_000));
+}
+
+/** `YYYYMMDD` -> `YYYY-MM-DD` (ISO 8601's extended form, what people and date inputs read). */
+export function isoDay(date: string): string {
+  return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`;
+}
+
+/** `YYYY-MM-DD` -> `YYYYMMDD`. */
+export function compactDay(isoDate: string): string {
+  return isoDate.replace(/-/g, '');
+}

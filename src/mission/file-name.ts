@@ -20,7 +20,7 @@ export type ParseResult =
   | { readonly ok: false; readonly rule: NamingRule; readonly message: string };
 
 /** Longest name accepted; keeps keys well inside file system and S3 limits. */
-export const MAX_FILE_NAME_LENGTH = 255;
+const MAX_FILE_NAME_LENGTH = 255;
 
 // Seven elements of letters, digits and hyphens joined by `_`, then `.` and the extension.
 // Restricting the characters keeps names safe as file system paths and object keys.

@@ -1,14 +1,11 @@
 import type { CoverageDay } from '../catalog/index.js';
+import { nextDay } from '../mission/calendar-date.js';
 import type { CoverageSpan } from '../wire/coverage.js';
 
 export type { CoverageSpan };
 
-/** `YYYYMMDD` of the day after (calendar dates only; the catalog holds nothing else). */
-export function nextDay(date: string): string {
-  const d = new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8)) + 1));
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${String(d.getUTCFullYear()).padStart(4, '0')}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}`;
-}
+// The catalog holds calendar dates only, so the day after is the calendar's.
+export { nextDay };
 
 /**
  * Merges days ordered by product then start date into spans: a day joins the current

@@ -7,7 +7,7 @@ import type { ServiceContext } from './service-context.js';
 const ANSWER_PARAMETERS = ['limit', 'cursor', 'sort', 'format'];
 
 /** Everything /coverage takes: the filters of /query. */
-export const COVERAGE_PARAMETERS = ALL_QUERY_PARAMETERS.filter((name) => !ANSWER_PARAMETERS.includes(name));
+const COVERAGE_PARAMETERS = ALL_QUERY_PARAMETERS.filter((name) => !ANSWER_PARAMETERS.includes(name));
 
 /**
  * GET /coverage: what the archive holds, as spans of consecutive covered days per

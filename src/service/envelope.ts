@@ -12,19 +12,13 @@ export interface Envelope {
 /**
  * One text body produced piece by piece, so a large answer (the earlier form's query
  * string) never sits whole in memory. It is a string: carriers encode it as they
- * would a string; one that needs it whole (API Gateway) calls `text()`.
+ * would a string.
  */
 export class TextStream implements AsyncIterable<string> {
   constructor(private readonly pieces: () => AsyncIterable<string>) {}
 
   [Symbol.asyncIterator](): AsyncIterator<string> {
     return this.pieces()[Symbol.asyncIterator]();
-  }
-
-  async text(): Promise<string> {
-    let whole = '';
-    for await (const piece of this) whole += piece;
-    return whole;
   }
 }
 

@@ -1,3 +1,4 @@
+import { Negotiator } from '@fastify/accept-negotiator';
 import { DEFAULT_SORT, encodeCursor, parseQueryFilter, positionOf, type FileRecord, type QueryFormat } from '../catalog/index.js';
 import { QUERY_HEADERS, type Envelope } from './envelope.js';
 import { MEDIA_TYPES } from './record-formats.js';
@@ -45,11 +46,30 @@ export async function query(
   return { statusCode: 200, headers, body: iterate(page) };
 }
 
+/** Media types `Accept` may name, in the order that wins among equal qualities. */
+const ACCEPTED: Readonly<Record<string, QueryFormat>> = Object.freeze({
+  'text/csv': 'csv',
+  'application/ndjson': 'ndjson',
+  'application/x-ndjson': 'ndjson',
+  'application/json': 'json',
+});
+const acceptNegotiator = new Negotiator({ supportedValues: Object.keys(ACCEPTED) });
+
+/**
+ * The representation `Accept` prefers, by quality (`q=0` refuses one); JSON when it names
+ * none of ours (`*\/*`, a browser's list). Parameters other than `q` (`charset=...`) are
+ * dropped first: the negotiator reads every parameter as a quality.
+ */
 function formatFromAccept(accept: string | undefined): QueryFormat {
   if (!accept) return 'json';
-  if (/\btext\/csv\b/.test(accept)) return 'csv';
-  if (/\bapplication\/(x-)?ndjson\b/.test(accept)) return 'ndjson';
-  return 'json';
+  const ranges = accept.split(',').map((range) => {
+    const [type = '', ...params] = range.split(';').map((part) => part.trim());
+    const quality = params.find((p) => /^q=/i.test(p));
+    return quality ? `${type};${quality.toLowerCase()}` : type;
+  });
+  // A bare `*` is no media range; the negotiator would take it as its first choice.
+  const chosen = acceptNegotiator.negotiate(ranges.filter((range) => !/^\*(;|$)/.test(range)).join(','));
+  return (chosen === null ? undefined : ACCEPTED[chosen]) ?? 'json';
 }
 
 /** The same request with `cursor` set; relative (`?...`) when the absolute URL is unknown. */

@@ -38,7 +38,7 @@ export function s3NotificationObjects(event: { Records: unknown[] }): { created:
 }
 
 /** `a+b%2Bc` -> `a b+c`. A malformed escape is kept as sent, so the key fails the naming rules visibly. */
-export function decodeFormKey(key: string): string {
+function decodeFormKey(key: string): string {
   const spaced = key.replace(/\+/g, ' ');
   try {
     return decodeURIComponent(spaced);

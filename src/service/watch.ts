@@ -15,13 +15,13 @@ import type { ServiceContext } from './service-context.js';
 const FEED_ORDER: QuerySort = Object.freeze({ field: 'ingestion_date', descending: false });
 
 /** How often the catalog is asked for new records. */
-export const FEED_POLL_MS = 500;
+const FEED_POLL_MS = 500;
 /**
  * A record is announced once its ingestion time is this far in the past, so a record
  * stamped just before a slower concurrent commit is not skipped (instances' clocks are
  * assumed within this of each other).
  */
-export const FEED_SETTLE_MS = 1000;
+const FEED_SETTLE_MS = 1000;
 
 /** The resumable id of a feed position (sent back as Last-Event-ID). */
 export function feedEventId(position: QueryPosition): string {

@@ -11,6 +11,3 @@ export interface CoverageSpan {
   /** Bytes of those files. */
   readonly size: number;
 }
-
-/** The span's fields in answer order. */
-export const COVERAGE_SPAN_FIELDS = ['instrument', 'data_level', 'start_date', 'end_date', 'files', 'size'] as const;

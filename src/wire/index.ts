@@ -2,3 +2,4 @@ export * from './record.js';
 export * from './query.js';
 export * from './coverage.js';
 export * from './bytes.js';
+export * from './content-digest.js';

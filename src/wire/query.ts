@@ -5,10 +5,10 @@
 import { SPEC_RECORD_FIELDS } from './record.js';
 
 /** The spec's filters (4.3): one per metadata field. */
-export const SPEC_QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
+const SPEC_QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
 
 /** The archive's additive filters (docs/query.md). */
-export const EXTRA_FILTERS = ['ingestion_start_date', 'ingestion_end_date', 'overlap'] as const;
+const EXTRA_FILTERS = ['ingestion_start_date', 'ingestion_end_date', 'overlap'] as const;
 
 /** Paging, order and representation of the answer. */
 export const ANSWER_PARAMETERS = ['sort', 'limit', 'cursor', 'format'] as const;
@@ -23,6 +23,3 @@ export type SortKey = SortField | `-${SortField}`;
 
 /** Largest page (`limit`) a client may ask for: pages are held in memory to compute the next cursor. */
 export const MAX_PAGE_LIMIT = 10_000;
-
-/** Representations of the answer (`format=`), JSON by default. */
-export const ANSWER_FORMATS = ['json', 'csv', 'ndjson'] as const;

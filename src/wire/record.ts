@@ -64,13 +64,6 @@ export function csvCell(value: unknown): string {
 export const CSV_HEADER = `${RECORD_FIELDS.join(',')}\r\n`;
 
 /** One record as a CSV row, in RECORD_FIELDS order (CRLF-terminated). */
-export function csvRow(record: Readonly<Record<string, unknown>>): string {
+export function csvRow(record: Readonly<Partial<Record<RecordField, unknown>>>): string {
   return `${RECORD_FIELDS.map((f) => csvCell(record[f])).join(',')}\r\n`;
-}
-
-/** The record's fields in wire order, absent ones left out: what JSON and NDJSON carry. */
-export function wireOrder(record: Readonly<Record<string, unknown>>): Partial<WireRecord> {
-  const out: Record<string, unknown> = {};
-  for (const f of RECORD_FIELDS) if (record[f] !== undefined && record[f] !== null) out[f] = record[f];
-  return out as Partial<WireRecord>;
 }

@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ArchiveRecord } from '../../src/client/index.js';
-import { csvCell, writeRecords } from '../../src/client/cli/record-output.js';
+import { writeRecords } from '../../src/client/cli/record-output.js';
+import { csvCell } from '../../src/wire/record.js';
 
 function record(i: number, descriptor = 'sci'): ArchiveRecord {
   const day = String(1 + (i % 28)).padStart(2, '0');

@@ -1,6 +1,6 @@
 import type { CoverageSpan } from '../../src/wire/coverage.js';
 import type { WireRecord } from '../../src/wire/record.js';
-import { jsonArrayObjects } from './json-array-stream.js';
+import { ndjsonObjects } from './ndjson-stream.js';
 
 /**
  * A record of GET /query: the wire record (src/wire/record.ts), whose archive fields this
@@ -33,16 +33,28 @@ export async function errorMessage(res: Response): Promise<string> {
   return text.trim() || `The service answered ${res.status} ${res.statusText}.`;
 }
 
-/** A JSON array answer of `path?params`: its headers, and its objects as they stream in. */
-export interface ArrayAnswer<T> {
+/** A record answer of GET /query: its headers, and its records as they stream in. */
+export interface RecordsAnswer {
   readonly headers: Headers;
-  readonly items: AsyncGenerator<T>;
+  readonly items: AsyncGenerator<FileRecord>;
 }
 
-/** Asks for a JSON array answer; throws ApiError, with the service's message, on a refusal. */
-export async function fetchArray<T>(path: string, params: URLSearchParams, signal?: AbortSignal): Promise<ArrayAnswer<T>> {
-  const query = params.toString();
-  const res = await fetch(`${path}${query ? `?${query}` : ''}`, { signal, headers: { Accept: 'application/json' } });
+/**
+ * Asks GET /query for records as NDJSON, read line by line as they arrive; throws ApiError,
+ * with the service's message, on a refusal.
+ */
+export async function fetchRecords(params: URLSearchParams, signal?: AbortSignal): Promise<RecordsAnswer> {
+  const query = new URLSearchParams(params);
+  query.set('format', 'ndjson');
+  const res = await fetch(`/query?${query.toString()}`, { signal });
   if (!res.ok || !res.body) throw new ApiError(res.status, await errorMessage(res));
-  return { headers: res.headers, items: jsonArrayObjects<T>(res.body) };
+  return { headers: res.headers, items: ndjsonObjects<FileRecord>(res.body) };
+}
+
+/** Asks GET /coverage for its spans (one JSON array); throws ApiError, with the service's message, on a refusal. */
+export async function fetchCoverage(params: URLSearchParams): Promise<CoverageSpan[]> {
+  const query = params.toString();
+  const res = await fetch(`/coverage${query ? `?${query}` : ''}`, { headers: { Accept: 'application/json' } });
+  if (!res.ok) throw new ApiError(res.status, await errorMessage(res));
+  return (await res.json()) as CoverageSpan[];
 }

@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import { ApiError, fetchArray, type CoverageSpan } from './api.js';
+import { ApiError, fetchCoverage, type CoverageSpan } from './api.js';
 import { drawCoverage, productLabel, type Product } from './coverage-chart.js';
 import { formatBytes, isoDate, plural } from './format.js';
 import type { MissionConfig } from './mission.js';
@@ -58,9 +58,9 @@ export class CoverageView {
     const generation = ++this.generation;
     this.el.status.className = '';
     this.el.status.textContent = 'Loading coverage…';
-    const spans: CoverageSpan[] = [];
+    let spans: CoverageSpan[];
     try {
-      for await (const span of (await fetchArray<CoverageSpan>('/coverage', this.filters)).items) spans.push(span);
+      spans = await fetchCoverage(this.filters);
       if (generation !== this.generation) return;
     } catch (err) {
       this.el.status.className = 'error';

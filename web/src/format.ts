@@ -1,21 +1,19 @@
+import { calendarDateMs, calendarDateOf, compactDay, isoDay } from '../../src/mission/calendar-date.js';
+
 /** `YYYYMMDD` -> `YYYY-MM-DD`, the form people and date inputs read. */
-export function isoDate(date: string): string {
-  return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`;
-}
+export const isoDate = isoDay;
 
 /** `YYYY-MM-DD` (a date input's value) -> `YYYYMMDD` (the API's). */
-export function apiDate(value: string): string {
-  return value.replace(/-/g, '');
-}
+export const apiDate = compactDay;
 
 /** Seconds since the epoch at 00:00 UTC of a `YYYYMMDD` day: the chart's time axis. */
 export function daySeconds(date: string): number {
-  return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8))) / 1000;
+  return calendarDateMs(date) / 1000;
 }
 
 /** `YYYYMMDD` of the UTC day holding `seconds`. */
 export function dayOf(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().slice(0, 10).replace(/-/g, '');
+  return calendarDateOf(new Date(seconds * 1000));
 }
 
 /** The byte format the `sdc` command uses too (decimal units). */

@@ -1,4 +1,4 @@
-import { ApiError, fetchArray, type FileRecord } from './api.js';
+import { ApiError, fetchRecords, type FileRecord } from './api.js';
 import { formatBytes, plural } from './format.js';
 import { ResultsTable, sortRecords } from './results-table.js';
 import type { SearchState, SortKey } from './search-state.js';
@@ -50,7 +50,7 @@ export class SearchView {
     try {
       const params = new URLSearchParams(state.query);
       params.set('limit', String(MAX_LOADED));
-      const answer = await fetchArray<FileRecord>('/query', params, loading.signal);
+      const answer = await fetchRecords(params, loading.signal);
       const header = Number(answer.headers.get('X-Total-Count') ?? NaN);
       total = Number.isFinite(header) ? header : undefined;
       for await (const record of answer.items) {

@@ -39,6 +39,24 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   return new PostgresCatalog(db, pool, () => db.destroy(), POSTGRES_DIALECT);
 }
 
+/** Kysely's migration table: present once a catalog has been created (by a server, `sdc migrate` or `--create`). */
+const MIGRATION_TABLE = 'kysely_migration';
+
+/** Whether the schema the URL names holds a catalog (its migration table), without creating anything. */
+export async function postgresCatalogExists(url: string): Promise<boolean> {
+  const { connectionString, schema } = parsePostgresUrl(url);
+  const client = new pg.Client({ connectionString, application_name: 'sdc-data-access' });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ found: string | null }>('select to_regclass($1) as found', [`${schema}.${MIGRATION_TABLE}`]);
+    return rows[0]?.found != null;
+  } catch (err) {
+    throw new Error(`cannot reach the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /**
  * Kysely's migrator lists the tables of every schema to find its own; a schema that another
  * deployment drops meanwhile (several deployments or test runs in one database) fails that

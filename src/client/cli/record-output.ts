@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { csvCell } from '../../wire/record.js';
+import { CSV_HEADER, csvRow } from '../../wire/record.js';
 import { ALL_FIELDS, SPEC_FIELDS, type ArchiveRecord, type RecordField } from '../archive-record.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'] as const;
@@ -69,10 +69,10 @@ async function writeAll(
       await write(`${JSON.stringify(pick(record, ALL_FIELDS))}\n`);
     }
   } else if (format === 'csv') {
-    await write(`${ALL_FIELDS.join(',')}\r\n`);
+    await write(CSV_HEADER);
     for await (const record of records) {
       count++;
-      await write(`${ALL_FIELDS.map((f) => csvCell(record[f])).join(',')}\r\n`);
+      await write(csvRow(record));
     }
   } else {
     let sample: ArchiveRecord[] = [];
@@ -110,6 +110,3 @@ function columnWidths(rows: readonly ArchiveRecord[]): number[] {
 function tableRow(cells: readonly string[], widths: readonly number[]): string {
   return `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`;
 }
-
-// RFC 4180 cells, as the server writes them (src/wire/record.ts).
-export { csvCell };

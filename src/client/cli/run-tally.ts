@@ -24,10 +24,6 @@ export class RunTally<Outcome extends string> {
     this.progress.message(`sdc ${this.command}: ${item}: ${describe(err)}`);
   }
 
-  get failures(): number {
-    return this.failed;
-  }
-
   /** The summary line (always on failure, else unless quiet) and the exit status. */
   finish(quiet: boolean): 0 | 1 {
     const parts = [...this.counts].filter(([, n]) => n > 0).map(([outcome, n]) => `${n} ${outcome}`);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   GetObjectCommand,
@@ -9,6 +8,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { digestOf } from '../../wire/content-digest.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
@@ -86,13 +86,8 @@ export class S3ObjectStore implements ObjectStore {
 
   async digest(key: string): Promise<ObjectDigest> {
     const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
-    const hash = createHash('sha256');
-    let size = 0;
-    for await (const chunk of out.Body as Readable) {
-      hash.update(chunk as Buffer);
-      size += (chunk as Buffer).length;
-    }
-    return { size, sha256: hash.digest('hex'), uploader: uploaderFrom(out.Metadata) };
+    const { size, sha256 } = await digestOf(out.Body as Readable);
+    return { size, sha256, uploader: uploaderFrom(out.Metadata) };
   }
 
   async ping(): Promise<void> {

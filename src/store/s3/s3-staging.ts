@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
@@ -9,6 +9,7 @@ import {
   S3ServiceException,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { RunningDigest } from '../../wire/content-digest.js';
 import type { Promotion, StagedUpload, StagingArea } from '../object-store.js';
 
 /**
@@ -102,12 +103,10 @@ export class S3Staging implements StagingArea {
     }
     const body = source.Body as Readable;
     const uploader = uploaderFrom(source.Metadata);
-    const hash = createHash('sha256');
-    let size = 0;
+    const digest = new RunningDigest();
     const hashed = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        size += chunk.length;
+        digest.add(chunk);
         done(null, chunk);
       },
     });
@@ -143,7 +142,7 @@ export class S3Staging implements StagingArea {
       return { outcome: stored.ETag !== undefined && stored.ETag === source.ETag ? 'duplicate' : 'refused' };
     }
     await this.remove(upload);
-    return { outcome: 'promoted', digest: { size, sha256: hash.digest('hex'), uploader } };
+    return { outcome: 'promoted', digest: { ...digest.result(), uploader } };
   }
 
   private async remove(upload: StagedUpload): Promise<void> {

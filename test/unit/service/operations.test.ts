@@ -154,6 +154,22 @@ describe('query envelope (spec 4.3)', () => {
       expect(String(env.body)).toMatch(/expected|Give each query parameter at most once/i);
     }
   });
+
+  it('chooses the representation by Accept, honouring qualities (q=0 refuses one)', async () => {
+    const typeFor = async (accept: string | undefined) => (await query(t.ctx, [], { accept })).headers?.['Content-Type'];
+    expect(await typeFor(undefined)).toBe('application/json');
+    expect(await typeFor('text/csv;q=0, application/json')).toBe('application/json');
+    expect(await typeFor('text/csv')).toBe('text/csv; charset=utf-8');
+    expect(await typeFor('text/csv; charset=utf-8')).toBe('text/csv; charset=utf-8');
+    expect(await typeFor('application/json, text/csv')).toBe('text/csv; charset=utf-8');
+    expect(await typeFor('text/csv;q=0.5, application/json')).toBe('application/json');
+    expect(await typeFor('application/json;q=0.2, application/ndjson;q=0.9')).toBe('application/x-ndjson');
+    expect(await typeFor('application/x-ndjson')).toBe('application/x-ndjson');
+    expect(await typeFor('text/csv;q=0')).toBe('application/json');
+    expect(await typeFor('*/*')).toBe('application/json');
+    expect(await typeFor('*')).toBe('application/json');
+    expect(await typeFor('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8')).toBe('application/json');
+  });
 });
 
 describe('reconcile', () => {
