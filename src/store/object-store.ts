@@ -1,3 +1,5 @@
+import { OBJECT_TOO_LARGE, ServerError } from '../errors/index.js';
+
 /** What the store knows of one object. */
 export interface ObjectInfo {
   readonly key: string;
@@ -70,10 +72,9 @@ export interface ObjectStore {
 }
 
 /** A PUT whose bytes pass the configured maximum object size: refused, nothing stored. */
-export class ObjectTooLargeError extends Error {
+export class ObjectTooLargeError extends ServerError {
   override name = 'ObjectTooLargeError';
-  readonly statusCode = 413;
   constructor(readonly limit: number) {
-    super(`The file is larger than this archive accepts: at most ${limit} bytes (SDC_MAX_OBJECT_SIZE). Nothing was stored.`);
+    super(OBJECT_TOO_LARGE.code, OBJECT_TOO_LARGE.statusCode, OBJECT_TOO_LARGE.message(limit));
   }
 }

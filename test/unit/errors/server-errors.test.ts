@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALREADY_EXISTS, declaredErrors, declareError, ERROR_CODE_HEADER, ServerError } from '../../../src/errors/index.js';
+import { SAMPLE_NAME, startTestServer, uploadFile, type TestServer } from '../../helpers/test-server.js';
+
+describe('the declared server errors', () => {
+  const all = declaredErrors();
+
+  it('declares each code once, each an SDC_ code with a 4xx/5xx status', () => {
+    expect(all.length).toBeGreaterThan(20);
+    const codes = all.map((kind) => kind.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const kind of all) {
+      expect(kind.code).toMatch(/^SDC_[A-Z0-9_]+$/);
+      expect(kind.statusCode, kind.code).toBeGreaterThanOrEqual(400);
+      expect(kind.statusCode, kind.code).toBeLessThanOrEqual(599);
+    }
+  });
+
+  it('refuses a second declaration of a code, and a status that is not an error', () => {
+    expect(() => declareError(all[0]!.code, 400, () => 'again')).toThrow(/declared twice/);
+    expect(() => declareError('SDC_TEST_NOT_AN_ERROR', 302, () => 'moved')).toThrow(/not 4xx\/5xx/);
+    expect(declaredErrors()).toHaveLength(all.length);
+  });
+
+  it('raises errors that carry their code, status and text', () => {
+    const kind = ALREADY_EXISTS;
+    expect(all).toContain(kind);
+    const error = kind.create('a/b.cdf');
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ code: 'SDC_ALREADY_EXISTS', statusCode: 409, message: 'a/b.cdf already exists.' });
+    expect(kind.is(error)).toBe(true);
+    expect(kind.is(new Error('a/b.cdf already exists.'))).toBe(false);
+  });
+});
+
+describe('answers carry their code', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    expect((await uploadFile(server.url, SAMPLE_NAME, 'bytes')).status).toBe(200);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const cases: ReadonlyArray<readonly [string, RequestInit, number, string]> = [
+    [`/upload/${SAMPLE_NAME}`, {}, 409, 'SDC_ALREADY_EXISTS'],
+    ['/upload/not_a_name.txt', {}, 400, 'SDC_INVALID_NAME'],
+    ['/download/', {}, 400, 'SDC_NO_FILE_IN_PATH'],
+    ['/query?colour=red', {}, 400, 'SDC_INVALID_QUERY'],
+    ['/v0/query?format=csv', {}, 400, 'SDC_FORMAT_NOT_IN_EARLIER_FORM'],
+    ['/nowhere', {}, 404, 'SDC_ROUTE_NOT_FOUND'],
+    ['/query', { method: 'DELETE' }, 405, 'SDC_METHOD_NOT_ALLOWED'],
+    ['/%E0%A4%A', {}, 400, 'SDC_BAD_URL'],
+  ];
+  for (const [path, init, status, code] of cases) {
+    it(`${init.method ?? 'GET'} ${path}: ${status} ${code}`, async () => {
+      const res = await fetch(`${server.url}${path}`, { ...init, redirect: 'manual' });
+      const body = await res.text();
+      expect(res.status, body).toBe(status);
+      expect(res.headers.get(ERROR_CODE_HEADER)).toBe(code);
+      const declared = declaredErrors().find((kind) => kind.code === code)!;
+      expect(declared.statusCode).toBe(status);
+    });
+  }
+});
