@@ -157,6 +157,30 @@ export const BAD_REQUEST = declareError('SDC_BAD_REQUEST', 400, (frameworkMessag
 export const INTERNAL = declareError('SDC_INTERNAL', 500, (requestId: string) => `Internal error (request ${requestId}).`);
 /** A catalog or store driver failed: logged with the driver's error as `cause`; the client sees INTERNAL's text. */
 export const BACKEND_FAILED = declareError('SDC_BACKEND_FAILED', 500, (backend: string, operation: string) => `${backend}: ${operation} failed`);
+/** AWS Lambda: the container could not build its app (a setting, or a backend out of reach). */
+export const NOT_STARTED = declareError(
+  'SDC_NOT_STARTED',
+  503,
+  () =>
+    "The service could not start: its catalog or store did not answer, or a setting is wrong (the function's log says which). Retry in a few seconds.",
+);
+/** AWS Lambda: the request was about to run out of the function's time. */
+export const OUT_OF_TIME = declareError(
+  'SDC_OUT_OF_TIME',
+  503,
+  () =>
+    'This request ran out of the time this deployment allows one request. Ask for less at once: ' +
+    'a query a page at a time (limit=1000, then the Link header rel="next"), or narrower filters.',
+);
+/** AWS Lambda: the answer would not fit in one Lambda answer (its body is a JSON string, as the query's 400s are). */
+export const ANSWER_TOO_LARGE = declareError(
+  'SDC_ANSWER_TOO_LARGE',
+  400,
+  (limit: number) =>
+    `The answer is larger than one answer of this deployment can carry (${limit} bytes: AWS Lambda answers in one piece). ` +
+    'Ask for it a page at a time: add limit=1000 and follow the Link header (rel="next") to the next page; ' +
+    'or narrow it, e.g. with instrument, data_level, or start_date and end_date.',
+);
 export const PORTAL_NOT_BUILT = declareError(
   'SDC_PORTAL_NOT_BUILT',
   503,
