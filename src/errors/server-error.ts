@@ -71,3 +71,15 @@ export const ERROR_TEXT_TYPE = 'text/plain; charset=utf-8';
 
 /** The header that carries the code (additive: the body stays the spec's text). */
 export const ERROR_CODE_HEADER = 'X-Error-Code';
+
+/**
+ * A driver's failure (SQLite, PostgreSQL, the S3 SDK, the file system) as the adapter
+ * reports it: BACKEND_FAILED with the driver's error as `cause` (so logs keep it, and
+ * isOutOfSpace still finds a full disk down the chain). An error already coded passes as it is.
+ */
+export function backendFailure(backend: string, operation: string, cause: unknown): ServerError {
+  if (cause instanceof ServerError) return cause;
+  const kind = declared.get('SDC_BACKEND_FAILED') as ErrorKind<[string, string]> | undefined;
+  if (!kind) throw new Error('SDC_BACKEND_FAILED is not declared');
+  return raise(kind, [backend, operation], { cause });
+}

@@ -9,6 +9,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { backendFailure } from '../../errors/index.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
 import type { S3Location } from './s3-url.js';
@@ -44,7 +45,7 @@ export class S3ObjectStore implements ObjectStore {
       return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
     } catch (err) {
       if (isNotFound(err)) return undefined;
-      throw err;
+      throw backendFailure('S3 store', `HEAD ${key}`, err);
     }
   }
 
@@ -72,8 +73,13 @@ export class S3ObjectStore implements ObjectStore {
 
   /** Keys in UTF-8 byte order (S3's listing order), a page of up to 1000 at a time. */
   async *list(): AsyncIterable<ObjectInfo> {
-    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket })) {
-      for (const object of page.Contents ?? []) {
+    const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket });
+    for (;;) {
+      const page = await pages.next().catch((err: unknown) => {
+        throw backendFailure('S3 store', 'list', err);
+      });
+      if (page.done) return;
+      for (const object of page.value.Contents ?? []) {
         // Folder markers some tools create are not files; nor are uploads not yet promoted.
         if (!object.Key || object.Key.endsWith('/') || object.Key.startsWith(STAGING_PREFIX)) continue;
         yield { key: object.Key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
@@ -82,14 +88,18 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async digest(key: string): Promise<ObjectDigest> {
-    const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
-    const hash = createHash('sha256');
-    let size = 0;
-    for await (const chunk of out.Body as Readable) {
-      hash.update(chunk as Buffer);
-      size += (chunk as Buffer).length;
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
+      const hash = createHash('sha256');
+      let size = 0;
+      for await (const chunk of out.Body as Readable) {
+        hash.update(chunk as Buffer);
+        size += (chunk as Buffer).length;
+      }
+      return { size, sha256: hash.digest('hex'), uploader: uploaderFrom(out.Metadata) };
+    } catch (err) {
+      throw backendFailure('S3 store', `GET ${key}`, err);
     }
-    return { size, sha256: hash.digest('hex'), uploader: uploaderFrom(out.Metadata) };
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALREADY_EXISTS, declaredErrors, declareError, ERROR_CODE_HEADER, ServerError } from '../../../src/errors/index.js';
+import { ALREADY_EXISTS, backendFailure, BACKEND_FAILED, declaredErrors, declareError, ERROR_CODE_HEADER, ServerError } from '../../../src/errors/index.js';
+import { isOutOfSpace } from '../../../src/service/out-of-space.js';
 import { SAMPLE_NAME, startTestServer, uploadFile, type TestServer } from '../../helpers/test-server.js';
 
 describe('the declared server errors', () => {
@@ -30,6 +31,19 @@ describe('the declared server errors', () => {
     expect(error).toMatchObject({ code: 'SDC_ALREADY_EXISTS', statusCode: 409, message: 'a/b.cdf already exists.' });
     expect(kind.is(error)).toBe(true);
     expect(kind.is(new Error('a/b.cdf already exists.'))).toBe(false);
+  });
+});
+
+describe('driver failures, as adapters report them', () => {
+  it('are BACKEND_FAILED with the driver error as cause, a full disk still found down the chain', () => {
+    const driver = Object.assign(new Error('write failed'), { code: 'ENOSPC' });
+    const wrapped = backendFailure('S3 store', 'GET a/b.cdf', driver);
+    expect(BACKEND_FAILED.is(wrapped)).toBe(true);
+    expect(wrapped).toMatchObject({ statusCode: 500, message: 'S3 store: GET a/b.cdf failed' });
+    expect(wrapped.cause).toBe(driver);
+    expect(isOutOfSpace(wrapped)).toBe(true);
+    const coded = ALREADY_EXISTS.create('a/b.cdf');
+    expect(backendFailure('S3 store', 'HEAD a/b.cdf', coded)).toBe(coded);
   });
 });
 
