@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALREADY_EXISTS, backendFailure, BACKEND_FAILED, declaredErrors, declareError, ERROR_CODE_HEADER, ServerError } from '../../../src/errors/index.js';
 import { isOutOfSpace } from '../../../src/service/out-of-space.js';
@@ -14,6 +15,15 @@ describe('the declared server errors', () => {
       expect(kind.code).toMatch(/^SDC_[A-Z0-9_]+$/);
       expect(kind.statusCode, kind.code).toBeGreaterThanOrEqual(400);
       expect(kind.statusCode, kind.code).toBeLessThanOrEqual(599);
+    }
+  });
+
+  it('are each listed in docs/api.md with their status', () => {
+    const api = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
+    for (const kind of all) {
+      const row = api.split('\n').find((line) => line.startsWith('| ') && line.includes(`\`${kind.code}\``));
+      expect(row, kind.code).toBeDefined();
+      expect(row!.split('|')[2]!.trim(), kind.code).toBe(String(kind.statusCode));
     }
   });
 
