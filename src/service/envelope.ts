@@ -44,10 +44,6 @@ export const QUERY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Origin': '*',
 });
 
-export function text(statusCode: number, body: string): Envelope {
-  return { statusCode, body };
-}
-
 /**
  * A declared error as an envelope: its status, its text as the body, its code in
  * X-Error-Code (errors/server-error.ts). `headers` carries what the answer's kind needs

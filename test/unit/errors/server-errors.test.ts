@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALREADY_EXISTS, backendFailure, BACKEND_FAILED, declaredErrors, declareError, ERROR_CODE_HEADER, ServerError } from '../../../src/errors/index.js';
+import { makeApiHandler } from '../../../src/lambda/api-handler.js';
 import { isOutOfSpace } from '../../../src/service/out-of-space.js';
+import { v2Event } from '../../lambda/lambda-events.js';
 import { SAMPLE_NAME, startTestServer, uploadFile, type TestServer } from '../../helpers/test-server.js';
 
 describe('the declared server errors', () => {
@@ -87,4 +89,15 @@ describe('answers carry their code', () => {
       expect(declared.statusCode).toBe(status);
     });
   }
+});
+
+describe('the Lambda carrier', () => {
+  // Answers that go through the app carry the server's headers, X-Error-Code included (test/lambda/parity.test.ts);
+  // this one is answered without an app.
+  it('answers SDC_NOT_STARTED with its code when the container cannot build its app', async () => {
+    const broken = makeApiHandler(() => Promise.reject(new Error('SDC_CATALOG names no database')));
+    const answer = (await broken(v2Event('/query'))) as { statusCode: number; headers: Record<string, string> };
+    expect(answer.statusCode).toBe(503);
+    expect(answer.headers).toMatchObject({ 'x-error-code': 'SDC_NOT_STARTED', 'retry-after': '5', 'content-type': 'text/plain; charset=utf-8' });
+  });
 });
