@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The layers (docs/architecture.md): an import may only point down.
- *   mission, wire  <-  catalog, store  <-  service  <-  http  <-  lambda;  cli and the roots wire them.
+ *   mission, wire  <-  errors (the coded server errors)  <-  catalog, store  <-  service  <-  http  <-  lambda;  cli and the roots wire them.
  * The client (SDK, sdc query|upload|download, the portal) shares only mission and wire with the server.
  */
 const below = (files, forbidden, why) => ({
@@ -12,7 +12,8 @@ const below = (files, forbidden, why) => ({
 });
 const CARRIERS = ['**/http/*', '**/lambda/*', '**/cli/*', '**/client/*', '**/server.js'];
 const layers = [
-  below(['src/mission/**', 'src/wire/**'], ['**/catalog/*', '**/store/*', '**/service/*', ...CARRIERS, '**/config.js', '**/logger.js'], 'mission and wire are the base: they import nothing of the project.'),
+  below(['src/mission/**', 'src/wire/**'], ['**/errors/*', '**/catalog/*', '**/store/*', '**/service/*', ...CARRIERS, '**/config.js', '**/logger.js'], 'mission and wire are the base: they import nothing of the project.'),
+  below(['src/errors/**'], ['**/catalog/*', '**/store/*', '**/service/*', ...CARRIERS, '**/config.js', '**/logger.js'], 'errors sit just above mission and wire: every layer raises them.'),
   below(['src/catalog/**'], ['**/store/*', '**/service/*', ...CARRIERS], 'the catalog imports only mission and wire.'),
   below(['src/store/**'], ['**/catalog/*', '**/service/*', ...CARRIERS], 'the store imports only mission and wire.'),
   below(

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { KeyCheck, KeyStore } from '../catalog/index.js';
+import { API_KEY_INVALID, API_KEY_MISSING, API_KEY_REVOKED, raise } from '../errors/index.js';
+import { sendError } from './error-answer.js';
 import { presentedKey } from './presented-key.js';
 import type { AccessClass } from './route-access.js';
 
@@ -24,11 +26,9 @@ export interface ApiKeyAuthOptions {
 }
 
 export const messages = {
-  missing: (what: string, missionName: string) =>
-    `An API key is required to ${what}. Send it as the header X-API-Key: <key> (or Authorization: Bearer <key>; ` +
-    `the sdc client takes it from ${missionName.toUpperCase()}_API_KEY or --api-key); the archive's operators issue keys with "sdc keys create".`,
-  invalid: () => 'The API key is not valid: no key of this archive matches it. Check that it was copied whole, or ask for a new one.',
-  revoked: (name: string, when: string) => `The API key "${name}" was revoked on ${when}. Ask the archive's operators for a new one.`,
+  missing: API_KEY_MISSING.message,
+  invalid: API_KEY_INVALID.message,
+  revoked: API_KEY_REVOKED.message,
 } as const;
 
 /** What each class that can need a key calls its calls, for the 401 message. */
@@ -58,10 +58,6 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
   // A key sent to a read route is verified even where reads are open: its holder gets the key's rate budget.
   const takesKey = (access: AccessClass) => access === 'upload' || access === 'read';
 
-  const refuse = (reply: FastifyReply, status: 401 | 403, message: string) => {
-    if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
-    reply.code(status).type('text/plain; charset=utf-8').send(message);
-  };
 
   // Callback-style hooks: a route that takes no key, or a request that sends none, passes
   // straight on, with no promise made for it.
@@ -85,9 +81,9 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
 
   const verdictOn = (request: FastifyRequest, reply: FastifyReply, access: AccessClass): boolean => {
     const verdict = request.keyVerdict;
-    if (verdict === undefined) refuse(reply, 401, messages.missing(ACTION[access]!, options.missionName));
-    else if (verdict.kind === 'invalid') refuse(reply, 403, messages.invalid());
-    else if (verdict.kind === 'revoked') refuse(reply, 403, messages.revoked(verdict.name, verdict.revokedAt));
+    if (verdict === undefined) sendError(reply, raise(API_KEY_MISSING, [ACTION[access]!, options.missionName], { headers: { 'WWW-Authenticate': 'Bearer' } }));
+    else if (verdict.kind === 'invalid') sendError(reply, API_KEY_INVALID.create());
+    else if (verdict.kind === 'revoked') sendError(reply, API_KEY_REVOKED.create(verdict.name, verdict.revokedAt));
     else return true;
     return false;
   };

@@ -8,6 +8,7 @@ import { registerCors, type CorsOrigin } from './cors.js';
 import { earlierFormRoutes } from './earlier-form-routes.js';
 import { feedRoute } from './feed-route.js';
 import { frameworkErrors } from './framework-errors.js';
+import { errorHandler } from './error-answer.js';
 import { registerOpenApi } from './openapi.js';
 import { multipartRoutes } from './multipart-routes.js';
 import { opsRoutes } from './ops-routes.js';
@@ -91,14 +92,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, e
       reply.raw.destroy();
       return;
     }
-    const status = error.statusCode !== undefined && ((error.statusCode >= 400 && error.statusCode < 500) || error.statusCode === 507) ? error.statusCode : 500;
-    if (status === 500) {
-      request.log.error({ err: error }, 'request failed');
-      return reply.code(500).type('text/plain; charset=utf-8').send(`Internal error (request ${request.id}).`);
-    }
-    // A refusal before the body was read (e.g. 413): close, rather than read the rest.
-    if (!request.raw.complete) reply.header('Connection', 'close');
-    return reply.code(status).type('text/plain; charset=utf-8').send(error.message);
+    return errorHandler(error, request, reply);
   });
 
   echoRequestId(app);

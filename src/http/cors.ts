@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { REQUEST_ID_HEADER } from './request-id.js';
+import { ERROR_CODE_HEADER } from '../errors/index.js';
 
 /** `*`, or the exact origins allowed (SDC_CORS_ORIGIN). */
 export type CorsOrigin = '*' | readonly string[];
@@ -16,7 +17,7 @@ export async function registerCors(app: FastifyInstance, origin: CorsOrigin): Pr
   await app.register(cors, {
     origin: origin === '*' ? '*' : [...origin],
     methods: ['GET', 'HEAD', 'PUT'],
-    exposedHeaders: [REQUEST_ID_HEADER, 'Location', 'Content-Disposition', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag'],
+    exposedHeaders: [REQUEST_ID_HEADER, ERROR_CODE_HEADER, 'Location', 'Content-Disposition', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag'],
     maxAge: 600,
   });
 }

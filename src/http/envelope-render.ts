@@ -1,3 +1,4 @@
+import { ERROR_TEXT_TYPE } from '../errors/index.js';
 import { isRecordStream, isTextStream, renderRecords, type Envelope } from '../service/index.js';
 
 /** An envelope as an HTTP answer: what Fastify sends and what Lambda returns to API Gateway. */
@@ -10,7 +11,7 @@ export interface RenderedEnvelope {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const TEXT_TYPE = 'text/plain; charset=utf-8';
+const TEXT_TYPE = ERROR_TEXT_TYPE;
 
 /**
  * Envelope -> HTTP answer (DESIGN 3), the one place the rule lives, pure:

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { feedEventId, parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
+import { FEED_FULL, INVALID_QUERY, raise, TOO_MANY_FEEDS } from '../errors/index.js';
 import { queryPairs } from './api-routes.js';
+import { sendError } from './error-answer.js';
 import { eventsSchema } from './query-schemas.js';
 
 /** Comment line sent when idle, so proxies keep the connection open. */
@@ -34,19 +36,16 @@ export function feedRoute(ctx: ServiceContext) {
     app.get('/events', { schema: eventsSchema(ctx.mission), attachValidation: true, config: { access: 'read' } }, async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
       const parsed = parseFeedRequest(ctx, queryPairs(request.url), Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
-      if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.message);
+      if (!parsed.ok) return sendError(reply, INVALID_QUERY.create(parsed.message));
       // HEAD (Fastify's automatic one) says what a GET would open, and ends: a feed never does.
       if (request.method === 'HEAD') return reply.code(200).type(EVENT_STREAM).header('Cache-Control', 'no-cache').send();
 
       const mine = perAddress.get(request.ip) ?? 0;
       if (mine >= MAX_FEEDS_PER_ADDRESS) {
-        return reply
-          .code(429)
-          .type('text/plain; charset=utf-8')
-          .send(`Too many open feeds from this address: at most ${MAX_FEEDS_PER_ADDRESS} at once. Close one first; one feed can carry any filter.`);
+        return sendError(reply, TOO_MANY_FEEDS.create(MAX_FEEDS_PER_ADDRESS));
       }
       if (open.size >= MAX_FEEDS) {
-        return reply.code(503).header('Retry-After', '30').type('text/plain; charset=utf-8').send('The live feed is full. Retry in 30 s, resuming with Last-Event-ID.');
+        return sendError(reply, raise(FEED_FULL, [], { headers: { 'Retry-After': '30' } }));
       }
 
       const abort = new AbortController();

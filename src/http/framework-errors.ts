@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { BAD_URL } from '../errors/index.js';
 import { redactUrl } from '../redact-url.js';
+import { frameworkRefusal, sendError } from './error-answer.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /**
@@ -9,9 +11,7 @@ import { REQUEST_ID_HEADER } from './request-id.js';
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const path = redactUrl(request.url).split('?')[0]!;
-  const [status, message] =
-    error.code === 'FST_ERR_BAD_URL'
-      ? [400, `The path ${path} is not valid percent-encoding. Encode each reserved or non-ASCII byte as %XX (UTF-8).`]
-      : [error.statusCode ?? 400, error.message];
-  void reply.code(status).header(REQUEST_ID_HEADER, request.id).type('text/plain; charset=utf-8').send(message);
+  const refusal =
+    error.code === 'FST_ERR_BAD_URL' ? BAD_URL.create(path) : frameworkRefusal(error, error.statusCode ?? 400);
+  void sendError(reply.header(REQUEST_ID_HEADER, request.id), refusal);
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ObjectTooLargeError } from '../store/index.js';
+import { sendError } from './error-answer.js';
 
 export interface LimitSettings {
   /** Largest object a PUT may store, bytes. */
@@ -58,11 +59,7 @@ async function limitsPlugin(app: FastifyInstance, limits: LimitSettings): Promis
     if (request.method !== 'PUT') return;
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > limits.maxObjectSize) {
-      return reply
-        .code(413)
-        .header('Connection', 'close')
-        .type('text/plain; charset=utf-8')
-        .send(new ObjectTooLargeError(limits.maxObjectSize).message);
+      return sendError(reply.header('Connection', 'close'), new ObjectTooLargeError(limits.maxObjectSize));
     }
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { abortMultipart, completeMultipart, multipartAddresses, startMultipart, type ServiceContext } from '../service/index.js';
-import { text } from '../service/index.js';
+import { INVALID_MULTIPART_REQUEST } from '../errors/index.js';
+import { failure } from '../service/index.js';
 import { envelopeRoute, pathParam } from './envelope-route.js';
 
 interface MultipartQuery {
@@ -9,7 +10,7 @@ interface MultipartQuery {
   size?: string;
 }
 
-const uploadIdMissing = text(400, 'uploadId: the id POST /uploads/{path} answered.');
+const uploadIdMissing = () => failure(INVALID_MULTIPART_REQUEST.create('uploadId: the id POST /uploads/{path} answered.'));
 
 /**
  * Uploads in parts (docs/api.md "Large files"), under the `upload` access class like GET /upload:
@@ -27,7 +28,7 @@ export function multipartRoutes(ctx: ServiceContext) {
       envelopeRoute(ctx, (c, request) => {
         const { uploadId, size } = query(request);
         if (uploadId !== undefined) return completeMultipart(c, pathParam(request), uploadId, request.body);
-        if (size !== undefined && !/^\d{1,16}$/.test(size)) return text(400, 'size: the file\'s size in bytes.');
+        if (size !== undefined && !/^\d{1,16}$/.test(size)) return failure(INVALID_MULTIPART_REQUEST.create("size: the file's size in bytes."));
         return startMultipart(c, pathParam(request), request.apiKeyName, size === undefined ? undefined : Number(size));
       }),
     );
@@ -36,7 +37,7 @@ export function multipartRoutes(ctx: ServiceContext) {
       options,
       envelopeRoute(ctx, (c, request) => {
         const { uploadId, parts } = query(request);
-        return uploadId === undefined ? uploadIdMissing : multipartAddresses(c, pathParam(request), uploadId, parts);
+        return uploadId === undefined ? uploadIdMissing() : multipartAddresses(c, pathParam(request), uploadId, parts);
       }),
     );
     app.delete(
@@ -44,7 +45,7 @@ export function multipartRoutes(ctx: ServiceContext) {
       options,
       envelopeRoute(ctx, (c, request) => {
         const { uploadId } = query(request);
-        return uploadId === undefined ? uploadIdMissing : abortMultipart(c, pathParam(request), uploadId);
+        return uploadId === undefined ? uploadIdMissing() : abortMultipart(c, pathParam(request), uploadId);
       }),
     );
   };

@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
+import { PORTAL_NOT_BUILT } from '../errors/index.js';
 import type { MissionConfig } from '../mission/index.js';
+import { sendError } from './error-answer.js';
 
 /** Where `npm run build` (web/build.js) puts the portal: the same from src/http and dist/http. */
 const PORTAL_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -25,12 +27,7 @@ export function portalPlugin(mission: MissionConfig, dir: string = PORTAL_DIR) {
     const indexFile = `${dir}index.html`;
     if (!existsSync(indexFile)) {
       app.log.warn({ dir }, 'portal assets are not built; run npm run build');
-      app.get('/', { config: { access: 'public' } }, (_request, reply) =>
-        reply
-          .code(503)
-          .type('text/plain; charset=utf-8')
-          .send('The portal is not built. Run `npm run build` in the service folder, then restart it. The API works meanwhile.'),
-      );
+      app.get('/', { config: { access: 'public' } }, (_request, reply) => sendError(reply, PORTAL_NOT_BUILT.create()));
       return;
     }
     const template = readFileSync(indexFile, 'utf8');

@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { RATE_LIMITED } from '../errors/index.js';
 
 export interface RateLimitOptions {
   /** Requests per minute per verified API key, or per client address without one; 0 = no limit. */
@@ -29,13 +30,7 @@ async function rateLimitPlugin(app: FastifyInstance, { perMinute }: RateLimitOpt
     max: perMinute,
     timeWindow: 60_000,
     keyGenerator: budgetOf,
-    errorResponseBuilder: (_request, context) =>
-      Object.assign(
-        new Error(
-          `Too many requests: at most ${context.max} a minute per API key (or per address without a valid one). Retry after ${Math.ceil(context.ttl / 1000)} s.`,
-        ),
-        { statusCode: 429 },
-      ),
+    errorResponseBuilder: (_request, context) => RATE_LIMITED.create(context.max, Math.ceil(context.ttl / 1000)),
   });
 }
 

@@ -1,12 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ingestCreatedObjects, parseObjectCreatedEvent, type ServiceContext } from '../service/index.js';
+import { EVENTS_DISABLED, EVENTS_TOKEN_MISSING, EVENTS_TOKEN_WRONG, NOT_S3_EVENT } from '../errors/index.js';
 import { text } from './api-schemas.js';
+import { sendError } from './error-answer.js';
 import { bearerToken } from './presented-key.js';
-
-const MISSING = 'Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN> (or, for stores that cannot send headers, ?token=<SDC_EVENTS_TOKEN>).';
-const WRONG = "The Bearer token does not match this server's SDC_EVENTS_TOKEN.";
-const DISABLED = 'POST /events/s3 is disabled on this server: start it with SDC_EVENTS_TOKEN set to a shared secret.';
 
 const keyList = { type: 'array', items: { type: 'string' } } as const;
 
@@ -43,8 +41,8 @@ const schema = {
       },
     },
     400: text('The body is not an S3 object-created event.', 'Expected an S3 event notification ...'),
-    401: text('No Bearer token.', MISSING),
-    403: text('Wrong token, or the endpoint is disabled.', WRONG),
+    401: text('No Bearer token.', EVENTS_TOKEN_MISSING.message()),
+    403: text('Wrong token, or the endpoint is disabled.', EVENTS_TOKEN_WRONG.message()),
   },
 } as const;
 
@@ -63,18 +61,17 @@ export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefin
   return async function (app: FastifyInstance): Promise<void> {
     // onRequest: the credentials are checked before the body is read or parsed.
     const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-      reply.type('text/plain; charset=utf-8');
-      if (!eventsToken) return reply.code(403).send(DISABLED);
+      if (!eventsToken) return sendError(reply, EVENTS_DISABLED.create());
       // Ceph RGW's push-endpoint sends no headers of ours (and no password over http): it may carry the token in its URL.
       const inQuery = (request.query as { token?: unknown } | undefined)?.token;
       const given = bearerToken(request.headers.authorization) ?? (typeof inQuery === 'string' && inQuery !== '' ? inQuery : undefined);
-      if (given === undefined) return reply.code(401).send(MISSING);
-      if (!sameToken(given, eventsToken)) return reply.code(403).send(WRONG);
+      if (given === undefined) return sendError(reply, EVENTS_TOKEN_MISSING.create());
+      if (!sameToken(given, eventsToken)) return sendError(reply, EVENTS_TOKEN_WRONG.create());
       return undefined;
     };
     app.post('/events/s3', { schema, attachValidation: true, config: { access: 'operator' }, onRequest: authorize }, async (request, reply) => {
       const parsed = parseObjectCreatedEvent(request.body);
-      if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.message);
+      if (!parsed.ok) return sendError(reply, NOT_S3_EVENT.create(parsed.message));
       const report = await ingestCreatedObjects(ctx, parsed.created, parsed.ignored);
       return reply.code(200).type('application/json').send(report);
     });

@@ -1,9 +1,11 @@
 import send from '@fastify/send';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { ingest, messages, type ServiceContext } from '../service/index.js';
+import { ALREADY_EXISTS, FILE_NOT_FOUND, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
+import { ingest, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
-import { resolveRequestPath } from '../mission/index.js';
+import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
+import { sendError } from './error-answer.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 import { partSubject } from '../store/local/local-multipart.js';
 
@@ -37,9 +39,9 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
      * A refusal sent before the request body was read: close the connection after it,
      * so the unread bytes are dropped instead of holding the socket.
      */
-    const refuse = (request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply => {
+    const refuse = (request: FastifyRequest, reply: FastifyReply, error: ServerError): FastifyReply => {
       if (!request.raw.complete) reply.header('Connection', 'close');
-      return reply.code(status).type('text/plain; charset=utf-8').send(message);
+      return sendError(reply, error);
     };
 
     /** The key the address names, once its signature is checked; else the reply is sent. */
@@ -48,20 +50,13 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const { expires, signature, uploader } = request.query as StoreQuery;
       const verdict = signer.check(method, key, expires, signature, { uploader });
       if (verdict !== 'valid') {
-        void refuse(
-          request,
-          reply,
-          403,
-          verdict === 'expired'
-            ? 'This signed address has expired. Ask the service for a new one.'
-            : 'The signature of this address does not match. Use the address exactly as the service gave it.',
-        );
+        void refuse(request, reply, verdict === 'expired' ? SIGNATURE_EXPIRED.create() : SIGNATURE_MISMATCH.create());
         return undefined;
       }
       // Signed addresses are only ever made for canonical keys; refuse anything else anyway.
       const resolved = resolveRequestPath(key, ctx.mission);
       if (resolved.kind !== 'file' || resolved.path !== key) {
-        void refuse(request, reply, 400, `Not a stored path: ${key}`);
+        void refuse(request, reply, NOT_A_STORED_PATH.create(key));
         return undefined;
       }
       return key;
@@ -87,14 +82,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         ? signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature)
         : 'invalid';
       if (verdict !== 'valid') {
-        return refuse(
-          request,
-          reply,
-          403,
-          verdict === 'expired'
-            ? 'This signed address has expired. Ask the service for a new one.'
-            : 'The signature of this address does not match. Use the address exactly as the service gave it.',
-        );
+        return refuse(request, reply, verdict === 'expired' ? SIGNATURE_EXPIRED.create() : SIGNATURE_MISMATCH.create());
       }
       const body = (request.body as Readable | undefined) ?? request.raw;
       const etag = await store.multipart.writePart(key, uploadId, Number(partNumber), body).catch((err: unknown) => {
@@ -113,7 +101,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         throw isOutOfSpace(err) ? new OutOfSpaceError(key, err) : err;
       });
       if (result.status === 'exists') {
-        return refuse(request, reply, 409, messages.alreadyExists(key));
+        return refuse(request, reply, ALREADY_EXISTS.create(key));
       }
       try {
         await ingest({ ...ctx, log: request.log }, key, result, (request.query as StoreQuery).uploader);
@@ -140,10 +128,10 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       });
       if (result.type === 'error') {
         const status = (result.metadata.error as { status?: number }).status ?? 404;
-        return reply
-          .code(status === 404 ? 404 : status)
-          .type('text/plain; charset=utf-8')
-          .send(status === 404 ? messages.notFound(key, ctx.mission) : 'The file could not be read.');
+        // Any other failure to read: the file's status (e.g. 500) with the one text, as before.
+        return status === 404
+          ? sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)))
+          : sendError(reply, new ServerError(FILE_UNREADABLE.code, status, FILE_UNREADABLE.message()));
       }
       const fileName = key.slice(key.lastIndexOf('/') + 1);
       return reply

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describedUrl } from './openapi.js';
+import { METHOD_NOT_ALLOWED, raise, ROUTE_NOT_FOUND } from '../errors/index.js';
 import { redactUrl } from '../redact-url.js';
+import { sendError } from './error-answer.js';
 
 /** Methods that get a 405 (rather than a 404) on a URL that exists for other methods. */
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
-
-const TEXT = 'text/plain; charset=utf-8';
 
 /**
  * Answers for requests no route takes: 404 listing the endpoints, and 405 with `Allow`
@@ -40,24 +40,11 @@ export function unmatchedRoutes(app: FastifyInstance) {
           config: { methodNotAllowed: true, access: 'public' } as object,
           // Before the body is parsed: the method alone decides.
           onRequest: async (request: FastifyRequest, reply: FastifyReply) =>
-            reply
-              .code(405)
-              .header('Allow', allow)
-              .type(TEXT)
-              .send(`Method ${request.method} is not allowed on ${pathOf(request)}. Allowed: ${allow}.`),
+            sendError(reply, raise(METHOD_NOT_ALLOWED, [request.method, pathOf(request), allow], { headers: { Allow: allow } })),
           handler: async () => undefined,
         });
       }
-      app.setNotFoundHandler((request, reply) =>
-        reply
-          .code(404)
-          .type(TEXT)
-          .send(
-            `Not found: ${request.method} ${pathOf(request)}. The endpoints are:\n` +
-              endpoints.map((endpoint) => `  ${endpoint}\n`).join('') +
-              'Their description: GET /openapi.json (OpenAPI 3.1), GET /docs (interactive).\n',
-          ),
-      );
+      app.setNotFoundHandler((request, reply) => sendError(reply, ROUTE_NOT_FOUND.create(request.method, pathOf(request), endpoints)));
     },
   };
 }

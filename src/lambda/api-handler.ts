@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FastifyInstance } from 'fastify';
+import { ANSWER_TOO_LARGE, ERROR_TEXT_TYPE, NOT_STARTED as NOT_STARTED_ERROR, OUT_OF_TIME, raise, type ServerError } from '../errors/index.js';
 import { requestFromV1, resultForV1 } from './api-gateway-v1.js';
 import { requestFromV2, resultForV2 } from './api-gateway-v2.js';
 import { wholeAnswer, type WholeAnswer } from './api-gateway.js';
@@ -14,14 +15,14 @@ function isV2(event: ApiEvent): event is APIGatewayProxyEventV2 {
   return (event as { version?: string }).version === '2.0';
 }
 
-const TEXT = 'text/plain; charset=utf-8';
-
 /** The answer while the container cannot build its app: a setting is wrong, or the catalog or store is out of reach. */
-export const NOT_STARTED =
-  'The service could not start: its catalog or store did not answer, or a setting is wrong (the function\'s log says which). Retry in a few seconds.';
+export const NOT_STARTED = NOT_STARTED_ERROR.message();
 
-function textAnswer(statusCode: number, message: string, extra: Record<string, string> = {}): WholeAnswer {
-  return { statusCode, headers: { 'content-type': TEXT, ...extra }, body: Buffer.from(message) };
+/** An error answered without the app (there is none yet, or it ran out of time): as http/error-answer.ts renders one. */
+function errorAnswer(error: ServerError): WholeAnswer {
+  const headers: Record<string, string> = { 'content-type': ERROR_TEXT_TYPE, 'x-error-code': error.code };
+  for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
+  return { statusCode: error.statusCode, headers, body: Buffer.from(error.message) };
 }
 
 /** Time kept back from the function's timeout, to answer in words rather than be cut off. */
@@ -45,7 +46,7 @@ export function makeApiHandler(app: () => Promise<FastifyInstance>) {
       instance = await app();
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', msg: 'service could not start', err: String(err), requestId: event.requestContext.requestId }));
-      answer = textAnswer(503, NOT_STARTED, { 'retry-after': '5' });
+      answer = errorAnswer(raise(NOT_STARTED_ERROR, [], { headers: { 'Retry-After': '5' } }));
     }
     if (instance) {
       const remaining = context?.getRemainingTimeInMillis?.();
@@ -55,14 +56,7 @@ export function makeApiHandler(app: () => Promise<FastifyInstance>) {
           ? undefined
           : new Promise<WholeAnswer>((resolve) => {
               timer = setTimeout(
-                () =>
-                  resolve(
-                    textAnswer(
-                      503,
-                      'This request ran out of the time this deployment allows one request. Ask for less at once: ' +
-                        'a query a page at a time (limit=1000, then the Link header rel="next"), or narrower filters.',
-                    ),
-                  ),
+                () => resolve(errorAnswer(OUT_OF_TIME.create())),
                 Math.max(0, remaining - SAFETY_MS),
               );
             });
@@ -78,7 +72,7 @@ export function makeApiHandler(app: () => Promise<FastifyInstance>) {
     if (Buffer.byteLength(JSON.stringify(result)) > MAX_LAMBDA_RESULT_BYTES) {
       const refusal: WholeAnswer = {
         statusCode: 400,
-        headers: { 'content-type': 'application/json; charset=utf-8', ...corsOf(answer!) },
+        headers: { 'content-type': 'application/json; charset=utf-8', 'x-error-code': ANSWER_TOO_LARGE.code, ...corsOf(answer!) },
         body: Buffer.from(JSON.stringify(tooLargeMessage(MAX_LAMBDA_RESULT_BYTES))),
       };
       result = v2 ? resultForV2(refusal) : resultForV1(refusal);

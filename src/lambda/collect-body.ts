@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ANSWER_TOO_LARGE, ERROR_CODE_HEADER } from '../errors/index.js';
 
 /**
  * API Gateway takes a Lambda answer (the whole JSON result: status, headers, body) of at
@@ -10,13 +11,7 @@ export const MAX_LAMBDA_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_LAMBDA_RESULT_BYTES = 6 * 1024 * 1024;
 
 /** The answer to a request whose answer is too large for one Lambda answer: ask for pages instead. */
-export function tooLargeMessage(limit: number): string {
-  return (
-    `The answer is larger than one answer of this deployment can carry (${limit} bytes: AWS Lambda answers in one piece). ` +
-    'Ask for it a page at a time: add limit=1000 and follow the Link header (rel="next") to the next page; ' +
-    'or narrow it, e.g. with instrument, data_level, or start_date and end_date.'
-  );
-}
+export const tooLargeMessage = ANSWER_TOO_LARGE.message;
 
 /** Headers that describe the answer that was replaced, so they go with it. */
 const ANSWER_HEADERS = ['link', 'x-total-count', 'content-disposition', 'content-length', 'etag', 'last-modified', 'accept-ranges', 'content-range'];
@@ -24,7 +19,7 @@ const ANSWER_HEADERS = ['link', 'x-total-count', 'content-disposition', 'content
 /** Replaces the answer being sent with the 400 that asks for pages. */
 export function refuseTooLarge(reply: FastifyReply, limit: number): string {
   for (const name of ANSWER_HEADERS) reply.removeHeader(name);
-  reply.code(400).type('application/json; charset=utf-8');
+  reply.code(ANSWER_TOO_LARGE.statusCode).header(ERROR_CODE_HEADER, ANSWER_TOO_LARGE.code).type('application/json; charset=utf-8');
   return JSON.stringify(tooLargeMessage(limit));
 }
 

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { FEED_NOT_SERVED as FEED_NOT_SERVED_ERROR } from '../errors/index.js';
+import { sendError } from '../http/error-answer.js';
 import type { ServiceContext } from '../service/index.js';
 
 /**
@@ -8,16 +10,13 @@ import type { ServiceContext } from '../service/index.js';
  * alternative. 404: this deployment has no such resource; it is the client's request
  * to change (a 5xx would make clients retry and set off the operators' 5xx alarm).
  */
-export const FEED_NOT_SERVED =
-  'The live feed (GET /events) is not served by this deployment: it runs on AWS Lambda, which answers each request in one piece, ' +
-  'and a feed never ends. To follow new files, poll GET /query?ingestion_start_date=<time of your last poll> ' +
-  '(with limit=<n>, following the Link header rel="next" page by page), or use an `sdc serve` deployment for the feed.';
+export const FEED_NOT_SERVED = FEED_NOT_SERVED_ERROR.message();
 
 export function feedNotServedRoute(_ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     // Left out of the OpenAPI document and the 404's list of endpoints: it is not an operation here.
     app.get('/events', { schema: { hide: true }, config: { access: 'read' } }, async (_request, reply) =>
-      reply.code(404).type('text/plain; charset=utf-8').send(FEED_NOT_SERVED),
+      sendError(reply, FEED_NOT_SERVED_ERROR.create()),
     );
   };
 }

@@ -1,6 +1,7 @@
 import { ALL_QUERY_PARAMETERS, parseQueryFilter } from '../catalog/index.js';
 import { coverageSpans } from './coverage-spans.js';
-import { QUERY_HEADERS, type Envelope } from './envelope.js';
+import { INVALID_COVERAGE_PARAMETER, INVALID_QUERY } from '../errors/index.js';
+import { failure, QUERY_HEADERS, type Envelope } from './envelope.js';
 import type { ServiceContext } from './service-context.js';
 
 /** /query's parameters that shape its answer (pages, order, format) mean nothing for spans. */
@@ -19,13 +20,9 @@ export function coverage(ctx: ServiceContext, pairs: Iterable<readonly [string, 
   const list = [...pairs];
   const unknown = list.find(([name]) => !COVERAGE_PARAMETERS.includes(name));
   if (unknown) {
-    return {
-      statusCode: 400,
-      headers: QUERY_HEADERS,
-      body: `${unknown[0]} is not a valid coverage parameter. Valid parameters are: ${COVERAGE_PARAMETERS.join(', ')}`,
-    };
+    return failure(INVALID_COVERAGE_PARAMETER.create(unknown[0], COVERAGE_PARAMETERS), QUERY_HEADERS);
   }
   const parsed = parseQueryFilter(list, ctx.mission);
-  if (!parsed.ok) return { statusCode: 400, headers: QUERY_HEADERS, body: parsed.message };
+  if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
   return { statusCode: 200, headers: QUERY_HEADERS, body: coverageSpans(ctx.catalog.coverage(parsed.filter)) };
 }

@@ -1,7 +1,7 @@
-import { resolveRequestPath } from '../mission/index.js';
-import { text, type Envelope } from './envelope.js';
+import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.js';
+import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
+import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
-import { messages } from './messages.js';
 import { isOutOfSpace } from './out-of-space.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
@@ -14,18 +14,18 @@ export async function download(ctx: ServiceContext, requestPath: string): Promis
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
-      return text(400, messages.noFileInPath());
+      return failure(NO_FILE_IN_PATH.create());
     case 'invalid_name':
-      return text(400, resolved.message);
+      return failure(INVALID_NAME.create(resolved.message));
     case 'wrong_directory':
-      return text(404, messages.notFound(requestPath, ctx.mission));
+      return failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)));
     case 'file':
       break;
   }
   const path = resolved.path;
   if (!(await ctx.catalog.get(path))) {
     // Stored without a record, or waiting under a staging key (S3): index it on the spot.
-    if (!(await ctx.store.head(path)) && !(await ingestStagedFor(ctx, path))) return text(404, messages.notFound(requestPath, ctx.mission));
+    if (!(await ctx.store.head(path)) && !(await ingestStagedFor(ctx, path))) return failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)));
     // On a full disk the record waits; the bytes are served anyway.
     await ingest(ctx, path).catch((err: unknown) => {
       if (!isOutOfSpace(err)) throw err;

@@ -1,7 +1,8 @@
 import type { FileRecord } from '../catalog/index.js';
 import { download } from './download.js';
-import { isRecordStream, QUERY_HEADERS, TextStream, text, type Envelope } from './envelope.js';
-import { messages } from './messages.js';
+import { FORMAT_NOT_IN_EARLIER_FORM, NOT_OBJECT_STORE_URI, PRESIGN_REFUSED } from '../errors/index.js';
+import { FILE_NAME_FORM } from '../mission/index.js';
+import { failure, isRecordStream, QUERY_HEADERS, TextStream, type Envelope } from './envelope.js';
 import { pythonTupleList } from './python-tuples.js';
 import { query, type QueryRequestInfo } from './query.js';
 import type { ServiceContext } from './service-context.js';
@@ -16,13 +17,13 @@ import { upload } from './upload.js';
 /** GET /v0/upload/science/{path}: a 400 also says no pre-signed address could be made. */
 export async function uploadEarlierForm(ctx: ServiceContext, requestPath: string, uploader?: string): Promise<Envelope> {
   const envelope = await upload(ctx, requestPath, uploader);
-  return envelope.statusCode === 400 ? text(400, messages.presignRefused(String(envelope.body))) : envelope;
+  return envelope.statusCode === 400 ? failure(PRESIGN_REFUSED.create(FILE_NAME_FORM, String(envelope.body))) : envelope;
 }
 
 /** GET /v0/download/{path-or-name}: a 400 says the value is not an object-store URI. */
 export async function downloadEarlierForm(ctx: ServiceContext, requestPath: string): Promise<Envelope> {
   const envelope = await download(ctx, requestPath);
-  return envelope.statusCode === 400 ? text(400, messages.notObjectStoreUri(requestPath, String(envelope.body))) : envelope;
+  return envelope.statusCode === 400 ? failure(NOT_OBJECT_STORE_URI.create(requestPath, String(envelope.body))) : envelope;
 }
 
 /**
@@ -39,7 +40,7 @@ export async function queryEarlierForm(
   const { body } = envelope;
   if (envelope.statusCode !== 200 || !isRecordStream(body)) return envelope;
   if (!envelope.headers?.['Content-Type']?.startsWith('application/json')) {
-    return { statusCode: 400, headers: QUERY_HEADERS, body: messages.formatNotInEarlierForm() };
+    return failure(FORMAT_NOT_IN_EARLIER_FORM.create(), QUERY_HEADERS);
   }
   return { ...envelope, body: new TextStream(() => pythonTupleList(body as AsyncIterable<FileRecord>)) };
 }

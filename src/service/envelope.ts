@@ -1,3 +1,5 @@
+import { ERROR_CODE_HEADER, type ServerError } from '../errors/index.js';
+
 /**
  * The response envelope of interface spec 2.4: what every service operation returns,
  * whatever carries it (Fastify, API Gateway).
@@ -36,6 +38,11 @@ export const QUERY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Origin': '*',
 });
 
-export function text(statusCode: number, body: string): Envelope {
-  return { statusCode, body };
+/**
+ * A declared error as an envelope: its status, its text as the body, its code in
+ * X-Error-Code (errors/server-error.ts). `headers` carries what the answer's kind needs
+ * besides (the query's Content-Type, so its 400 is a JSON string as spec 4.3 has it).
+ */
+export function failure(error: ServerError, headers: Readonly<Record<string, string>> = {}): Envelope {
+  return { statusCode: error.statusCode, headers: { ...headers, ...error.headers, [ERROR_CODE_HEADER]: error.code }, body: error.message };
 }

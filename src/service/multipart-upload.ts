@@ -1,8 +1,8 @@
 import { resolveRequestPath } from '../mission/index.js';
 import { type CompletedPart, type MultipartUploads } from '../store/index.js';
-import { text, type Envelope } from './envelope.js';
+import { ALREADY_EXISTS, FILE_TOO_LARGE, INVALID_MULTIPART_REQUEST, MULTIPART_NOT_OFFERED, NOT_A_FILE_PATH } from '../errors/index.js';
+import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
-import { messages } from './messages.js';
 import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
 import { ingestStagedFor } from './staged-uploads.js';
@@ -23,13 +23,13 @@ export interface MultipartStart {
 }
 
 function partsOf(ctx: ServiceContext): MultipartUploads | Envelope {
-  return ctx.store.multipart ?? text(501, 'This archive\'s object store does not take uploads in parts; use GET /upload/{path}.');
+  return ctx.store.multipart ?? failure(MULTIPART_NOT_OFFERED.create());
 }
 
 /** The canonical stored path a request names, or the 400 refusal. */
 function storedPath(ctx: ServiceContext, requestPath: string): string | Envelope {
   const resolved = resolveRequestPath(requestPath, ctx.mission);
-  return resolved.kind === 'file' ? resolved.path : text(400, `Not a file's path: ${requestPath}`);
+  return resolved.kind === 'file' ? resolved.path : failure(NOT_A_FILE_PATH.create(requestPath));
 }
 
 /** The part size for a file of `size` bytes: the default, or larger so that it fits in the parts allowed. */
@@ -51,7 +51,7 @@ export async function startMultipart(ctx: ServiceContext, requestPath: string, u
   if (typeof path !== 'string') return path;
   const largest = Math.min(parts.maxSize, parts.maxParts * parts.maxPartSize);
   if (size !== undefined && size > largest) {
-    return text(413, `The file is larger than this archive accepts: at most ${largest} bytes. Nothing was stored.`);
+    return failure(FILE_TOO_LARGE.create(largest));
   }
   const uploadId = await parts.create(path, uploader);
   const body: MultipartStart = { path, uploadId, partSize: partSizeFor(parts, size), maxParts: parts.maxParts };
@@ -69,7 +69,7 @@ export async function multipartAddresses(ctx: ServiceContext, requestPath: strin
   if (typeof path !== 'string') return path;
   const numbers = wanted === undefined || wanted === '' ? [] : parsePartList(wanted, parts.maxParts);
   if (numbers === undefined) {
-    return text(400, `parts: a list of part numbers from 1 to ${parts.maxParts} such as 1-16 or 3,7, at most ${MAX_ADDRESSES_PER_REQUEST} at a time.`);
+    return failure(INVALID_MULTIPART_REQUEST.create(`parts: a list of part numbers from 1 to ${parts.maxParts} such as 1-16 or 3,7, at most ${MAX_ADDRESSES_PER_REQUEST} at a time.`));
   }
   const uploaded = await parts.listParts(path, uploadId);
   const addresses = await Promise.all(
@@ -89,11 +89,11 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
   const path = storedPath(ctx, requestPath);
   if (typeof path !== 'string') return path;
   const list = completedParts(body);
-  if (list === undefined) return text(400, 'Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.');
+  if (list === undefined) return failure(INVALID_MULTIPART_REQUEST.create('Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.'));
   // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
   if ((await ctx.catalog.get(path)) || (await ingestStagedFor(ctx, path))) {
     await parts.abort(path, uploadId);
-    return text(409, messages.alreadyExists(path));
+    return failure(ALREADY_EXISTS.create(path));
   }
   const result = await parts.complete(path, uploadId, list);
   if (result.outcome === 'exists') {
@@ -102,7 +102,7 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
       if (!isOutOfSpace(err)) throw err;
     });
     ctx.log.warn({ file_path: path }, 'upload in parts refused: the name already holds a file, which stays');
-    return text(409, messages.alreadyExists(path));
+    return failure(ALREADY_EXISTS.create(path));
   }
   // A record that cannot be written now is written by the reconcile at the next start.
   await ingest(ctx, path, result.digest, result.digest.uploader);

@@ -1,3 +1,5 @@
+import { OUT_OF_SPACE, ServerError } from '../errors/index.js';
+
 /**
  * Disk full, wherever it is met: the store's file system (ENOSPC, or EDQUOT past a
  * quota), SQLite (SQLITE_FULL) or PostgreSQL (SQLSTATE 53100 disk_full).
@@ -13,10 +15,9 @@ export function isOutOfSpace(err: unknown): boolean {
 }
 
 /** The archive cannot take this file now: 507, with nothing of it kept. */
-export class OutOfSpaceError extends Error {
+export class OutOfSpaceError extends ServerError {
   override name = 'OutOfSpaceError';
-  readonly statusCode = 507;
   constructor(path: string, cause?: unknown) {
-    super(`The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`, { cause });
+    super(OUT_OF_SPACE.code, OUT_OF_SPACE.statusCode, OUT_OF_SPACE.message(path), {}, { cause });
   }
 }

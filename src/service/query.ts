@@ -1,6 +1,7 @@
 import { Negotiator } from '@fastify/accept-negotiator';
 import { DEFAULT_SORT, encodeCursor, parseQueryFilter, positionOf, type FileRecord, type QueryFormat } from '../catalog/index.js';
-import { QUERY_HEADERS, type Envelope } from './envelope.js';
+import { INVALID_QUERY } from '../errors/index.js';
+import { failure, QUERY_HEADERS, type Envelope } from './envelope.js';
 import { MEDIA_TYPES } from './record-formats.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -24,7 +25,7 @@ export async function query(
   info: QueryRequestInfo = {},
 ): Promise<Envelope> {
   const parsed = parseQueryFilter(pairs, ctx.mission);
-  if (!parsed.ok) return { statusCode: 400, headers: QUERY_HEADERS, body: parsed.message };
+  if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
   const { filter, options } = parsed;
   const headers: Record<string, string> = {
     ...QUERY_HEADERS,

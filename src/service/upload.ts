@@ -1,7 +1,7 @@
 import { namingMessage, resolveRequestPath } from '../mission/index.js';
-import { text, type Envelope } from './envelope.js';
+import { ALREADY_EXISTS, INVALID_NAME, WRONG_DIRECTORY } from '../errors/index.js';
+import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
-import { messages } from './messages.js';
 import { isOutOfSpace } from './out-of-space.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
@@ -26,25 +26,25 @@ export async function freeName(ctx: ServiceContext, requestPath: string): Promis
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
-      return text(400, namingMessage('shape', ctx.mission));
+      return failure(INVALID_NAME.create(namingMessage('shape', ctx.mission)));
     case 'invalid_name':
-      return text(400, resolved.message);
+      return failure(INVALID_NAME.create(resolved.message));
     case 'wrong_directory':
-      return text(400, messages.wrongDirectory(resolved.expected));
+      return failure(WRONG_DIRECTORY.create(resolved.expected));
     case 'file':
       break;
   }
   const path = resolved.path;
-  if (await ctx.catalog.get(path)) return text(409, messages.alreadyExists(path));
+  if (await ctx.catalog.get(path)) return failure(ALREADY_EXISTS.create(path));
   if (await ctx.store.head(path)) {
     // Stored but not indexed (e.g. written straight to the store): index it now, space allowing.
     await ingest(ctx, path).catch((err: unknown) => {
       if (!isOutOfSpace(err)) throw err;
       ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
     });
-    return text(409, messages.alreadyExists(path));
+    return failure(ALREADY_EXISTS.create(path));
   }
   // An upload waiting under a staging key (S3) whose notification has not come: promote it now.
-  if (await ingestStagedFor(ctx, path)) return text(409, messages.alreadyExists(path));
+  if (await ingestStagedFor(ctx, path)) return failure(ALREADY_EXISTS.create(path));
   return path;
 }

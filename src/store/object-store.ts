@@ -1,3 +1,5 @@
+import { INVALID_PARTS, NO_SUCH_UPLOAD, OBJECT_TOO_LARGE, ServerError } from '../errors/index.js';
+
 /** What the store knows of one object. */
 export interface ObjectInfo {
   readonly key: string;
@@ -115,25 +117,25 @@ export interface MultipartUploads {
 }
 
 /** No open upload with this id for this key (never opened, completed, aborted or expired). */
-export class NoSuchUploadError extends Error {
+export class NoSuchUploadError extends ServerError {
   override name = 'NoSuchUploadError';
-  readonly statusCode = 404;
   constructor(readonly key: string) {
-    super(`No upload in parts of ${key} is open with this id: it was completed, aborted or has expired. Start a new one.`);
+    super(NO_SUCH_UPLOAD.code, NO_SUCH_UPLOAD.statusCode, NO_SUCH_UPLOAD.message(key));
   }
 }
 
 /** A completion whose list of parts does not match the parts stored (400). */
-export class InvalidPartsError extends Error {
+export class InvalidPartsError extends ServerError {
   override name = 'InvalidPartsError';
-  readonly statusCode = 400;
+  constructor(reason: string) {
+    super(INVALID_PARTS.code, INVALID_PARTS.statusCode, INVALID_PARTS.message(reason));
+  }
 }
 
 /** A PUT whose bytes pass the configured maximum object size: refused, nothing stored. */
-export class ObjectTooLargeError extends Error {
+export class ObjectTooLargeError extends ServerError {
   override name = 'ObjectTooLargeError';
-  readonly statusCode = 413;
   constructor(readonly limit: number) {
-    super(`The file is larger than this archive accepts: at most ${limit} bytes (SDC_MAX_OBJECT_SIZE). Nothing was stored.`);
+    super(OBJECT_TOO_LARGE.code, OBJECT_TOO_LARGE.statusCode, OBJECT_TOO_LARGE.message(limit));
   }
 }

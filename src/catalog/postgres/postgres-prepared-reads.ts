@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
+import { backendFailure } from '../../errors/index.js';
 import type { CatalogDialect } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
 import { afterOf, numbered, whereOf } from '../filter-sql.js';
@@ -61,7 +62,10 @@ export class PostgresCatalog extends KyselyCatalog {
   }
 
   private async rows<T>(text: string, values: unknown[]): Promise<T[]> {
-    return (await this.pool.query(named(numbered(text), values))).rows as T[];
+    const result = await this.pool.query(named(numbered(text), values)).catch((err: unknown) => {
+      throw backendFailure('PostgreSQL catalog', 'read', err);
+    });
+    return result.rows as T[];
   }
 
   override async get(filePath: string): Promise<FileRecord | undefined> {
@@ -121,7 +125,9 @@ class PostgresKeyStore extends KyselyKeyStore {
   override async check(presented: string): Promise<KeyCheck> {
     const keyId = keyIdOf(presented);
     if (keyId === undefined) return { kind: 'invalid' };
-    const { rows } = await this.pool.query(named('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = $1', [keyId]));
+    const { rows } = await this.pool.query(named('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = $1', [keyId])).catch((err: unknown) => {
+      throw backendFailure('PostgreSQL catalog', 'key check', err);
+    });
     const row = rows[0] as [string, string, string | null] | undefined;
     if (!row || !sameHash(hashKey(presented), row[1])) return { kind: 'invalid' };
     return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };

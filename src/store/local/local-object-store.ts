@@ -4,6 +4,7 @@ import { link, mkdir, open, opendir, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ServerError, UPLOAD_UNDER_WAY } from '../../errors/index.js';
 import { ObjectTooLargeError, type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
 import type { UrlSigner } from './url-signer.js';
@@ -219,11 +220,10 @@ export class LocalObjectStore implements ObjectStore {
 }
 
 /** A second write to a key while one is under way (one upload address replayed at once). */
-export class UploadUnderWayError extends Error {
+export class UploadUnderWayError extends ServerError {
   override name = 'UploadUnderWayError';
-  readonly statusCode = 409;
   constructor(readonly key: string) {
-    super(`An upload of ${key} is already under way. If it fails, send the file again; if it succeeds, the file is stored.`);
+    super(UPLOAD_UNDER_WAY.code, UPLOAD_UNDER_WAY.statusCode, UPLOAD_UNDER_WAY.message(key));
   }
 }
 

@@ -8,6 +8,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
@@ -47,7 +48,7 @@ export class S3ObjectStore implements ObjectStore {
       return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
     } catch (err) {
       if (isNotFound(err)) return undefined;
-      throw err;
+      throw backendFailure('S3 store', `HEAD ${key}`, err);
     }
   }
 
@@ -75,8 +76,13 @@ export class S3ObjectStore implements ObjectStore {
 
   /** Keys in UTF-8 byte order (S3's listing order), a page of up to 1000 at a time. */
   async *list(): AsyncIterable<ObjectInfo> {
-    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket })) {
-      for (const object of page.Contents ?? []) {
+    const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket });
+    for (;;) {
+      const page = await pages.next().catch((err: unknown) => {
+        throw backendFailure('S3 store', 'list', err);
+      });
+      if (page.done) return;
+      for (const object of page.value.Contents ?? []) {
         // Folder markers some tools create are not files; nor are uploads not yet promoted.
         if (!object.Key || object.Key.endsWith('/') || object.Key.startsWith(STAGING_PREFIX) || object.Key.startsWith(MULTIPART_PREFIX)) continue;
         yield { key: object.Key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
@@ -85,9 +91,13 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async digest(key: string): Promise<ObjectDigest> {
-    const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
-    const { size, sha256 } = await digestOf(out.Body as Readable);
-    return { size, sha256, uploader: uploaderFrom(out.Metadata) };
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
+      const { size, sha256 } = await digestOf(out.Body as Readable);
+      return { size, sha256, uploader: uploaderFrom(out.Metadata) };
+    } catch (err) {
+      throw backendFailure('S3 store', `GET ${key}`, err);
+    }
   }
 
   async ping(): Promise<void> {

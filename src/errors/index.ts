@@ -1,0 +1,2 @@
+export * from './server-error.js';
+export * from './server-errors.js';

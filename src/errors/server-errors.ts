@@ -1,0 +1,208 @@
+import { wrongDirectoryMessage } from '../mission/index.js';
+import { declareError } from './server-error.js';
+
+/**
+ * Every error the server answers with, declared once: code, status, message template.
+ * The spec's texts (7.1-7.3) are here byte for byte, with the hints that follow them;
+ * the naming rules' own texts stay with the rules (mission/naming-errors.ts) and reach
+ * the caller through INVALID_NAME. docs/api.md lists the codes.
+ */
+
+// --- Upload (spec 4.1, 7.1) ---
+/** A naming rule failed: the text of mission/naming-errors.ts says which. */
+export const INVALID_NAME = declareError('SDC_INVALID_NAME', 400, (ruleMessage: string) => ruleMessage);
+/** The text is the mission's (the client's pre-checks say the same). */
+export const WRONG_DIRECTORY = declareError('SDC_WRONG_DIRECTORY', 400, wrongDirectoryMessage);
+export const ALREADY_EXISTS = declareError('SDC_ALREADY_EXISTS', 409, (path: string) => `${path} already exists.`);
+/** Earlier form's upload 400 (spec 7.1, last line), with the rule that failed. */
+export const PRESIGN_REFUSED = declareError(
+  'SDC_PRESIGN_REFUSED',
+  400,
+  (fileNameForm: string, reason: string) =>
+    `A pre-signed upload address could not be generated. The file name must follow the mission's naming convention ${fileNameForm}. ${reason}`,
+);
+export const UPLOAD_UNDER_WAY = declareError(
+  'SDC_UPLOAD_UNDER_WAY',
+  409,
+  (key: string) => `An upload of ${key} is already under way. If it fails, send the file again; if it succeeds, the file is stored.`,
+);
+export const OBJECT_TOO_LARGE = declareError(
+  'SDC_OBJECT_TOO_LARGE',
+  413,
+  (limit: number) => `The file is larger than this archive accepts: at most ${limit} bytes (SDC_MAX_OBJECT_SIZE). Nothing was stored.`,
+);
+export const OUT_OF_SPACE = declareError(
+  'SDC_OUT_OF_SPACE',
+  507,
+  (path: string) => `The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`,
+);
+
+// --- Download (spec 4.2, 7.2) ---
+export const NO_FILE_IN_PATH = declareError(
+  'SDC_NO_FILE_IN_PATH',
+  400,
+  () => 'No file name in the path. Please give the file to download in the path, e.g. /download/path/to/file/filename.pkts',
+);
+export const FILE_NOT_FOUND = declareError(
+  'SDC_FILE_NOT_FOUND',
+  404,
+  (requested: string, exampleStoredPath: string) =>
+    `File not found: ${requested}. Please include the full path to the file, e.g. /download/${exampleStoredPath}`,
+);
+/** Earlier form's download 400 (spec 7.2, last line), with the rule that failed. */
+export const NOT_OBJECT_STORE_URI = declareError(
+  'SDC_NOT_OBJECT_STORE_URI',
+  400,
+  (value: string, reason: string) => `${JSON.stringify(value)} is not a valid object-store URI. Example input: s3://bucket/path/file.ext. ${reason}`,
+);
+export const SIGNATURE_EXPIRED = declareError('SDC_SIGNATURE_EXPIRED', 403, () => 'This signed address has expired. Ask the service for a new one.');
+export const SIGNATURE_MISMATCH = declareError(
+  'SDC_SIGNATURE_MISMATCH',
+  403,
+  () => 'The signature of this address does not match. Use the address exactly as the service gave it.',
+);
+export const NOT_A_STORED_PATH = declareError('SDC_NOT_A_STORED_PATH', 400, (key: string) => `Not a stored path: ${key}`);
+export const FILE_UNREADABLE = declareError('SDC_FILE_UNREADABLE', 500, () => 'The file could not be read.');
+
+// --- Query, coverage and the feed (spec 4.3, 7.3) ---
+/** A filter refused by catalog/query-filter.ts (spec 7.3 and the filters' own rules): its text says which. */
+// Uploads in parts (POST/GET/DELETE /uploads/{path}).
+export const MULTIPART_NOT_OFFERED = declareError(
+  'SDC_MULTIPART_NOT_OFFERED',
+  501,
+  () => "This archive's object store does not take uploads in parts; use GET /upload/{path}.",
+);
+export const NOT_A_FILE_PATH = declareError('SDC_NOT_A_FILE_PATH', 400, (requested: string) => `Not a file's path: ${requested}`);
+export const FILE_TOO_LARGE = declareError(
+  'SDC_FILE_TOO_LARGE',
+  413,
+  (largest: number) => `The file is larger than this archive accepts: at most ${largest} bytes. Nothing was stored.`,
+);
+export const INVALID_MULTIPART_REQUEST = declareError('SDC_INVALID_MULTIPART_REQUEST', 400, (expected: string) => expected);
+export const NO_SUCH_UPLOAD = declareError(
+  'SDC_NO_SUCH_UPLOAD',
+  404,
+  (key: string) => `No upload in parts of ${key} is open with this id: it was completed, aborted or has expired. Start a new one.`,
+);
+export const INVALID_PARTS = declareError('SDC_INVALID_PARTS', 400, (reason: string) => reason);
+
+export const INVALID_QUERY = declareError('SDC_INVALID_QUERY', 400, (filterMessage: string) => filterMessage);
+export const INVALID_COVERAGE_PARAMETER = declareError(
+  'SDC_INVALID_COVERAGE_PARAMETER',
+  400,
+  (name: string, valid: readonly string[]) => `${name} is not a valid coverage parameter. Valid parameters are: ${valid.join(', ')}`,
+);
+export const FORMAT_NOT_IN_EARLIER_FORM = declareError(
+  'SDC_FORMAT_NOT_IN_EARLIER_FORM',
+  400,
+  () => 'The earlier form (/v0/query) answers one string of Python tuples only; leave format out, or use /query for csv or ndjson.',
+);
+export const TOO_MANY_FEEDS = declareError(
+  'SDC_TOO_MANY_FEEDS',
+  429,
+  (perAddress: number) => `Too many open feeds from this address: at most ${perAddress} at once. Close one first; one feed can carry any filter.`,
+);
+export const FEED_FULL = declareError('SDC_FEED_FULL', 503, () => 'The live feed is full. Retry in 30 s, resuming with Last-Event-ID.');
+export const FEED_NOT_SERVED = declareError(
+  'SDC_FEED_NOT_SERVED',
+  404,
+  () =>
+    'The live feed (GET /events) is not served by this deployment: it runs on AWS Lambda, which answers each request in one piece, ' +
+    'and a feed never ends. To follow new files, poll GET /query?ingestion_start_date=<time of your last poll> ' +
+    '(with limit=<n>, following the Link header rel="next" page by page), or use an `sdc serve` deployment for the feed.',
+);
+
+// --- Who may call (API keys, the rate limit, the S3 events token) ---
+export const API_KEY_MISSING = declareError(
+  'SDC_API_KEY_MISSING',
+  401,
+  (what: string, missionName: string) =>
+    `An API key is required to ${what}. Send it as the header X-API-Key: <key> (or Authorization: Bearer <key>; ` +
+    `the sdc client takes it from ${missionName.toUpperCase()}_API_KEY or --api-key); the archive's operators issue keys with "sdc keys create".`,
+);
+export const API_KEY_INVALID = declareError(
+  'SDC_API_KEY_INVALID',
+  403,
+  () => 'The API key is not valid: no key of this archive matches it. Check that it was copied whole, or ask for a new one.',
+);
+export const API_KEY_REVOKED = declareError(
+  'SDC_API_KEY_REVOKED',
+  403,
+  (name: string, when: string) => `The API key "${name}" was revoked on ${when}. Ask the archive's operators for a new one.`,
+);
+export const RATE_LIMITED = declareError(
+  'SDC_RATE_LIMITED',
+  429,
+  (perMinute: number, retryAfterSeconds: number) =>
+    `Too many requests: at most ${perMinute} a minute per API key (or per address without a valid one). Retry after ${retryAfterSeconds} s.`,
+);
+export const EVENTS_TOKEN_MISSING = declareError(
+  'SDC_EVENTS_TOKEN_MISSING',
+  401,
+  () =>
+    'Missing credentials: send the header Authorization: Bearer <SDC_EVENTS_TOKEN> (or, for stores that cannot send headers, ?token=<SDC_EVENTS_TOKEN>).',
+);
+export const EVENTS_TOKEN_WRONG = declareError('SDC_EVENTS_TOKEN_WRONG', 403, () => "The Bearer token does not match this server's SDC_EVENTS_TOKEN.");
+export const EVENTS_DISABLED = declareError(
+  'SDC_EVENTS_DISABLED',
+  403,
+  () => 'POST /events/s3 is disabled on this server: start it with SDC_EVENTS_TOKEN set to a shared secret.',
+);
+/** The body of POST /events/s3 is not an object-created event: the parser's text says why. */
+export const NOT_S3_EVENT = declareError('SDC_NOT_S3_EVENT', 400, (parserMessage: string) => parserMessage);
+
+// --- Requests no route takes, or the framework refuses ---
+export const ROUTE_NOT_FOUND = declareError(
+  'SDC_ROUTE_NOT_FOUND',
+  404,
+  (method: string, path: string, endpoints: readonly string[]) =>
+    `Not found: ${method} ${path}. The endpoints are:\n` +
+    endpoints.map((endpoint) => `  ${endpoint}\n`).join('') +
+    'Their description: GET /openapi.json (OpenAPI 3.1), GET /docs (interactive).\n',
+);
+export const METHOD_NOT_ALLOWED = declareError(
+  'SDC_METHOD_NOT_ALLOWED',
+  405,
+  (method: string, path: string, allow: string) => `Method ${method} is not allowed on ${path}. Allowed: ${allow}.`,
+);
+export const BAD_URL = declareError(
+  'SDC_BAD_URL',
+  400,
+  (path: string) => `The path ${path} is not valid percent-encoding. Encode each reserved or non-ASCII byte as %XX (UTF-8).`,
+);
+/** Any other request Fastify refuses (a body it cannot parse, a parameter over the length limit): Fastify's text. */
+export const BAD_REQUEST = declareError('SDC_BAD_REQUEST', 400, (frameworkMessage: string) => frameworkMessage);
+
+// --- The service itself ---
+export const INTERNAL = declareError('SDC_INTERNAL', 500, (requestId: string) => `Internal error (request ${requestId}).`);
+/** A catalog or store driver failed: logged with the driver's error as `cause`; the client sees INTERNAL's text. */
+export const BACKEND_FAILED = declareError('SDC_BACKEND_FAILED', 500, (backend: string, operation: string) => `${backend}: ${operation} failed`);
+/** AWS Lambda: the container could not build its app (a setting, or a backend out of reach). */
+export const NOT_STARTED = declareError(
+  'SDC_NOT_STARTED',
+  503,
+  () =>
+    "The service could not start: its catalog or store did not answer, or a setting is wrong (the function's log says which). Retry in a few seconds.",
+);
+/** AWS Lambda: the request was about to run out of the function's time. */
+export const OUT_OF_TIME = declareError(
+  'SDC_OUT_OF_TIME',
+  503,
+  () =>
+    'This request ran out of the time this deployment allows one request. Ask for less at once: ' +
+    'a query a page at a time (limit=1000, then the Link header rel="next"), or narrower filters.',
+);
+/** AWS Lambda: the answer would not fit in one Lambda answer (its body is a JSON string, as the query's 400s are). */
+export const ANSWER_TOO_LARGE = declareError(
+  'SDC_ANSWER_TOO_LARGE',
+  400,
+  (limit: number) =>
+    `The answer is larger than one answer of this deployment can carry (${limit} bytes: AWS Lambda answers in one piece). ` +
+    'Ask for it a page at a time: add limit=1000 and follow the Link header (rel="next") to the next page; ' +
+    'or narrow it, e.g. with instrument, data_level, or start_date and end_date.',
+);
+export const PORTAL_NOT_BUILT = declareError(
+  'SDC_PORTAL_NOT_BUILT',
+  503,
+  () => 'The portal is not built. Run `npm run build` in the service folder, then restart it. The API works meanwhile.',
+);
