@@ -287,13 +287,17 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('start_date')).toBe('20240106');
     expect(new URL(page.url()).searchParams.get('end_date')).toBe('20240107');
+    // The old answer also had two rows: wait for the new one (starting on the 6th) to be drawn.
+    await expect.poll(async () => (await firstCells(page))[0]).toContain('_20240106_');
     await expect.poll(() => rows(page).count()).toBe(2);
 
     const ingested = rows(page).first().locator('td[data-label=Ingested]');
     expect(await ingested.textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}Z$/);
     const size = rows(page).first().locator('td[data-label=Size]');
     // Every column, the last (Uploader) included, fits a 1280-pixel window.
-    const last = (await rows(page).first().locator('td[data-label=Uploader]').boundingBox())!;
+    const uploader = rows(page).first().locator('td[data-label=Uploader]');
+    await uploader.waitFor();
+    const last = (await uploader.boundingBox())!;
     expect(last.x + last.width).toBeLessThanOrEqual(1280);
     // One line: the cell is no taller than its neighbour's single line.
     expect((await ingested.boundingBox())!.height).toBeLessThanOrEqual((await size.boundingBox())!.height + 1);
