@@ -26,19 +26,17 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const ctx = await serviceContextFromConfig(config, store, log);
   const { catalog } = ctx;
 
-  if (store instanceof LocalObjectStore) {
-    const removed = await store.removeTempFiles();
-    if (removed > 0) log.warn({ removed }, 'removed temporary files left by an interrupted upload');
-    const expired = await store.multipart.removeExpired();
-    if (expired > 0) log.warn({ expired }, 'removed uploads in parts left open past their lifetime');
-  }
+  const left = await store.recover?.();
+  if (left?.temporaryFiles) log.warn({ removed: left.temporaryFiles }, 'removed temporary files left by an interrupted upload');
+  if (left?.expiredUploads) log.warn({ expired: left.expiredUploads }, 'removed uploads in parts left open past their lifetime');
   // Objects a crash left without records get them now; records without objects are `sdc reconcile`'s job.
   const report = await reconcile(ctx, { checkRecords: false });
   log.info({ indexed: report.indexed, skipped: report.skipped }, 'indexed objects that had no record');
 
   const app = await buildApp({
     ctx,
-    signer,
+    // The local store serves its own signed addresses (/store/...); other stores sign theirs.
+    ...(store instanceof LocalObjectStore ? { signedAddresses: { store, signer } } : {}),
     logger: log,
     corsOrigin: config.corsOrigin,
     trust: { ...config, keys: catalog.keys() },
@@ -72,7 +70,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
         clearTimeout(force);
       }
       // Uploads cut by the forced close are still removing their temporary files.
-      if (store instanceof LocalObjectStore) await store.settled();
+      await store.settled?.();
       await catalog.close();
     },
   };

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
-import { LocalObjectStore, type UrlSigner } from '../store/index.js';
+import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 import { AccessLog } from './access-log.js';
 import type { KeyStore } from '../catalog/index.js';
 import { apiRoutes } from './api-routes.js';
@@ -27,8 +27,8 @@ import { unmatchedRoutes } from './unmatched-routes.js';
 
 export interface AppOptions {
   readonly ctx: ServiceContext;
-  /** Needed when the store is the local one, which serves its own signed addresses. */
-  readonly signer?: UrlSigner;
+  /** The local store and its signer, when the store serves its own signed addresses (/store/...). */
+  readonly signedAddresses?: { readonly store: LocalObjectStore; readonly signer: UrlSigner };
   /** Request logs go here (see src/logger.ts); none when absent. */
   readonly logger?: FastifyBaseLogger;
   /** Origins allowed by CORS (SDC_CORS_ORIGIN); `*` by default. */
@@ -68,7 +68,7 @@ function clientGone(request: { raw: { destroyed: boolean; complete: boolean; soc
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, eventsToken, feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -119,10 +119,7 @@ export async function buildApp({ ctx, signer, logger, corsOrigin = '*', trust, e
   await app.register(coverageRoute(ctx));
   await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
   await app.register(s3EventsRoute(ctx, eventsToken));
-  if (ctx.store instanceof LocalObjectStore) {
-    if (!signer) throw new Error('the local store needs a signer');
-    await app.register(storeRoutes(ctx, ctx.store, signer));
-  }
+  if (signedAddresses) await app.register(storeRoutes(ctx, signedAddresses.store, signedAddresses.signer));
   unmatched.answer();
   return app;
 }

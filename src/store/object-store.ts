@@ -71,6 +71,13 @@ export interface ObjectStore {
   readonly staging?: StagingArea;
   /** Uploads in parts, for files larger than one PUT should carry. */
   readonly multipart?: MultipartUploads;
+  /**
+   * Clears what an interrupted process left behind in a store the process writes itself
+   * (the local store: temporary files, uploads in parts past their lifetime). Run at start.
+   */
+  recover?(): Promise<{ readonly temporaryFiles: number; readonly expiredUploads: number }>;
+  /** Resolves once the writes this process has under way have finished or cleaned up (graceful close). */
+  settled?(): Promise<void>;
 }
 
 /** A part the store holds for a multipart upload. `etag` is opaque, without quotes. */

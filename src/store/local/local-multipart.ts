@@ -13,7 +13,8 @@ import {
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
-import { detachable, fsync, TEMP_PREFIX, type LocalObjectStore } from './local-object-store.js';
+import type { LocalObjectStore } from './local-object-store.js';
+import { detachable, fsync, TEMP_PREFIX } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 
 /** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */

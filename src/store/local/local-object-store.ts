@@ -1,16 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { link, mkdir, open, opendir, rm, stat, unlink } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { link, mkdir, opendir, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServerError, UPLOAD_UNDER_WAY } from '../../errors/index.js';
 import { ObjectTooLargeError, type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
 import type { UrlSigner } from './url-signer.js';
+import { detachable, fsync, TEMP_PREFIX, type Detachable } from './write-primitives.js';
 
-/** Prefix of in-progress uploads; never a valid stored name, so never listed or served. */
-export const TEMP_PREFIX = '.upload-';
+export { TEMP_PREFIX } from './write-primitives.js';
 
 export type WriteResult = ({ readonly status: 'stored' } & ObjectDigest) | { readonly status: 'exists' };
 
@@ -213,9 +213,8 @@ export class LocalObjectStore implements ObjectStore {
     return removed;
   }
 
-  /** True when `file` lies inside the root (defence in depth for the HTTP routes). */
-  contains(file: string): boolean {
-    return file.startsWith(this.root + sep);
+  async recover(): Promise<{ temporaryFiles: number; expiredUploads: number }> {
+    return { temporaryFiles: await this.removeTempFiles(), expiredUploads: await this.multipart.removeExpired() };
   }
 }
 
@@ -224,56 +223,5 @@ export class UploadUnderWayError extends ServerError {
   override name = 'UploadUnderWayError';
   constructor(readonly key: string) {
     super(UPLOAD_UNDER_WAY.code, UPLOAD_UNDER_WAY.statusCode, UPLOAD_UNDER_WAY.message(key));
-  }
-}
-
-export interface Detachable {
-  readonly stream: PassThrough;
-  detach(): void;
-}
-
-/**
- * The source piped into a stream of our own. pipeline() destroys its source on any
- * error, and destroying a request destroys its socket before a 413 could be sent; so
- * pipeline gets this stream, and the request is only unpiped (then answered, and its
- * connection closed). A source that ends early (aborted, errored, closed before its
- * end, now or already) fails the stream.
- */
-export function detachable(source: Readable): Detachable {
-  const stream = new PassThrough();
-  // The stream may fail while the write still awaits (before pipeline listens): never an unhandled 'error'.
-  stream.on('error', () => undefined);
-  const fail = (err?: Error) => {
-    if (!stream.destroyed) stream.destroy(err ?? new Error('the upload was interrupted before its end'));
-  };
-  const onClose = () => {
-    if (!source.readableEnded) fail();
-  };
-  const onAborted = () => fail();
-  source.on('error', fail);
-  source.on('close', onClose);
-  // An http.IncomingMessage whose client went away before its end.
-  source.on('aborted', onAborted);
-  if (source.readableAborted || source.errored || (source as { aborted?: boolean }).aborted === true) fail(source.errored ?? undefined);
-  else source.pipe(stream);
-  return {
-    stream,
-    detach() {
-      source.unpipe(stream);
-      source.off('close', onClose);
-      source.off('aborted', onAborted);
-      // Keep one listener so a late socket error on the request is not an unhandled 'error'.
-      source.off('error', fail);
-      source.on('error', () => undefined);
-    },
-  };
-}
-
-export async function fsync(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

@@ -1,0 +1,63 @@
+import { open } from 'node:fs/promises';
+import { PassThrough, type Readable } from 'node:stream';
+
+/**
+ * The pieces of the local store's atomic write pipeline (a temporary file, hashed and fsynced,
+ * then linked to its name), shared by single PUTs (local-object-store.ts) and uploads in parts
+ * (local-multipart.ts).
+ */
+
+/** Prefix of in-progress uploads; never a valid stored name, so never listed or served. */
+export const TEMP_PREFIX = '.upload-';
+
+export interface Detachable {
+  readonly stream: PassThrough;
+  detach(): void;
+}
+
+/**
+ * The source piped into a stream of our own. pipeline() destroys its source on any
+ * error, and destroying a request destroys its socket before a 413 could be sent; so
+ * pipeline gets this stream, and the request is only unpiped (then answered, and its
+ * connection closed). A source that ends early (aborted, errored, closed before its
+ * end, now or already) fails the stream.
+ */
+export function detachable(source: Readable): Detachable {
+  const stream = new PassThrough();
+  // The stream may fail while the write still awaits (before pipeline listens): never an unhandled 'error'.
+  stream.on('error', () => undefined);
+  const fail = (err?: Error) => {
+    if (!stream.destroyed) stream.destroy(err ?? new Error('the upload was interrupted before its end'));
+  };
+  const onClose = () => {
+    if (!source.readableEnded) fail();
+  };
+  const onAborted = () => fail();
+  source.on('error', fail);
+  source.on('close', onClose);
+  // An http.IncomingMessage whose client went away before its end.
+  source.on('aborted', onAborted);
+  if (source.readableAborted || source.errored || (source as { aborted?: boolean }).aborted === true) fail(source.errored ?? undefined);
+  else source.pipe(stream);
+  return {
+    stream,
+    detach() {
+      source.unpipe(stream);
+      source.off('close', onClose);
+      source.off('aborted', onAborted);
+      // Keep one listener so a late socket error on the request is not an unhandled 'error'.
+      source.off('error', fail);
+      source.on('error', () => undefined);
+    },
+  };
+}
+
+/** Flushes a file's bytes to the disk before it is linked under its name. */
+export async function fsync(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
