@@ -1,3 +1,4 @@
+import { backendFailure } from '../errors/index.js';
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
 import { SQLITE_DIALECT, type CatalogDialect } from './catalog-dialect.js';
@@ -28,7 +29,11 @@ export class KyselyCatalog implements Catalog {
     private readonly dialect: CatalogDialect = SQLITE_DIALECT,
   ) {}
 
-  async insert(record: FileRecord): Promise<'inserted' | 'exists'> {
+  insert(record: FileRecord): Promise<'inserted' | 'exists'> {
+    return this.driver('insert', () => this.insertOnce(record));
+  }
+
+  private async insertOnce(record: FileRecord): Promise<'inserted' | 'exists'> {
     const result = await this.db
       .insertInto('files')
       .values({ ...record, uploader: record.uploader ?? null })
@@ -56,7 +61,7 @@ export class KyselyCatalog implements Catalog {
 
   async insertMany(records: readonly FileRecord[]): Promise<number> {
     if (records.length === 0) return 0;
-    return this.db.transaction().execute(async (trx) => {
+    return this.driver('insert', () => this.db.transaction().execute(async (trx) => {
       let inserted = 0;
       // Rows per statement: 12 columns each stays under every backend's parameter limit.
       for (let i = 0; i < records.length; i += INSERT_BATCH) {
@@ -65,12 +70,14 @@ export class KyselyCatalog implements Catalog {
         inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
       }
       return inserted;
-    });
+    }));
   }
 
-  async get(filePath: string): Promise<FileRecord | undefined> {
-    const row = await this.db.selectFrom('files').selectAll().where('file_path', '=', filePath).executeTakeFirst();
-    return row && toRecord(row);
+  get(filePath: string): Promise<FileRecord | undefined> {
+    return this.driver('read', async () => {
+      const row = await this.db.selectFrom('files').selectAll().where('file_path', '=', filePath).executeTakeFirst();
+      return row && toRecord(row);
+    });
   }
 
   query(filter: QueryFilter, options: QueryOptions = {}): AsyncIterable<FileRecord> {
@@ -123,11 +130,13 @@ export class KyselyCatalog implements Catalog {
     return result.rows.map((row) => String(sqlite ? row.detail : Object.values(row)[0]));
   }
 
-  async count(filter: QueryFilter): Promise<number> {
-    const row = await applyFilter(this.db.selectFrom('files'), filter)
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(filter: QueryFilter): Promise<number> {
+    return this.driver('count', async () => {
+      const row = await applyFilter(this.db.selectFrom('files'), filter)
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    });
   }
 
   /** Groups in (instrument, data_level, start_date) order, keyset-paged like query. */
@@ -145,8 +154,21 @@ export class KyselyCatalog implements Catalog {
     return new KyselyKeyStore(this.db);
   }
 
-  async ping(): Promise<void> {
-    await this.db.selectFrom('files').select('file_path').limit(1).execute();
+  ping(): Promise<void> {
+    return this.driver('ping', async () => {
+      await this.db.selectFrom('files').select('file_path').limit(1).execute();
+    });
+  }
+
+  /**
+   * A call to the database whose driver failure (locked, corrupt, full, connection lost) is
+   * reported as SDC_BACKEND_FAILED with the driver's error as its cause (a full disk is still
+   * recognised through it); streamed answers end their stream instead.
+   */
+  protected driver<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    return work().catch((err: unknown) => {
+      throw backendFailure(this.dialect.engine === 'sqlite' ? 'SQLite catalog' : 'PostgreSQL catalog', operation, err);
+    });
   }
 
   close(): Promise<void> {

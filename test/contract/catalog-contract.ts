@@ -166,6 +166,23 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
 
     extra?.(catalog);
   });
+  describe(`catalog driver failures: ${name}`, () => {
+    it('reports a failing database as SDC_BACKEND_FAILED with the driver error as its cause', async () => {
+      const subject = await make();
+      await subject.catalog.close();
+      const record = recordOf('imap_swe_l1a_sci_20240301_20240301_v00-01.cdf');
+      for (const call of [() => subject.catalog.get(record.file_path), () => subject.catalog.count({}), () => subject.catalog.insert(record), () => subject.catalog.ping()]) {
+        const failure = await call().then(
+          () => undefined,
+          (err: unknown) => err as { code?: string; statusCode?: number; cause?: unknown },
+        );
+        expect(failure).toMatchObject({ code: 'SDC_BACKEND_FAILED', statusCode: 500 });
+        expect(failure?.cause).toBeDefined();
+      }
+      // Already closed: remove what the test created without closing twice.
+      await subject.dispose().catch(() => undefined);
+    });
+  });
   describeCatalogFilters(name, make);
   describeCatalogCoverage(name, make);
   describeKeyStore(name, make);

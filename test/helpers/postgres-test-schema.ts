@@ -47,8 +47,11 @@ export async function openTestPostgresCatalog(): Promise<{ catalog: Catalog; dis
   return {
     catalog,
     async dispose() {
-      await catalog.close();
-      await schema.drop();
+      try {
+        await catalog.close();
+      } finally {
+        await schema.drop();
+      }
     },
   };
 }

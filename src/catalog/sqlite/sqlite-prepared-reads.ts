@@ -1,3 +1,4 @@
+import { backendFailure } from '../../errors/index.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { CatalogDialect } from '../catalog-dialect.js';
@@ -79,9 +80,13 @@ export class SqliteCatalog extends KyselyCatalog {
    * holds a transaction open on the connection (between its awaits), this defers to Kysely's
    * own insertMany, which waits its turn, so the two never mix.
    */
-  override async insertMany(records: readonly FileRecord[]): Promise<number> {
+  override insertMany(records: readonly FileRecord[]): Promise<number> {
     const writer = this.writer;
     if (!writer || writer.inTransaction) return super.insertMany(records);
+    return this.driver('insert', async () => this.bulkInsert(writer, records));
+  }
+
+  private bulkInsert(writer: Database, records: readonly FileRecord[]): number {
     if (records.length === 0) return 0;
     const sorted = [...records].sort((a, b) => (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0));
     const many = this.insertStatement(writer, BULK_ROWS);
@@ -129,16 +134,20 @@ export class SqliteCatalog extends KyselyCatalog {
     return statement;
   }
 
-  override async get(filePath: string): Promise<FileRecord | undefined> {
-    const row = this.byPath.get(filePath) as Row | undefined;
-    return row && toRecord(row);
+  override get(filePath: string): Promise<FileRecord | undefined> {
+    return this.driver('read', async () => {
+      const row = this.byPath.get(filePath) as Row | undefined;
+      return row && toRecord(row);
+    });
   }
 
-  override async count(filter: QueryFilter): Promise<number> {
-    const params: unknown[] = [];
-    const where = whereOf(filter, params);
-    const source = `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-    return Number(this.statement(source).pluck().get(...params));
+  override count(filter: QueryFilter): Promise<number> {
+    return this.driver('count', async () => {
+      const params: unknown[] = [];
+      const where = whereOf(filter, params);
+      const source = `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+      return Number(this.statement(source).pluck().get(...params));
+    });
   }
 
   /**
@@ -222,7 +231,12 @@ class SqliteKeyStore extends KyselyKeyStore {
   override async check(presented: string): Promise<KeyCheck> {
     const keyId = keyIdOf(presented);
     if (keyId === undefined) return { kind: 'invalid' };
-    const row = this.byId.get(keyId) as { name: string; key_hash: string; revoked_at: string | null } | undefined;
+    let row: { name: string; key_hash: string; revoked_at: string | null } | undefined;
+    try {
+      row = this.byId.get(keyId) as typeof row;
+    } catch (err) {
+      throw backendFailure('SQLite catalog', 'key check', err);
+    }
     if (!row || !sameHash(hashKey(presented), row.key_hash)) return { kind: 'invalid' };
     return row.revoked_at ? { kind: 'revoked', name: row.name, revokedAt: row.revoked_at } : { kind: 'valid', name: row.name };
   }
