@@ -11,29 +11,8 @@ import { KyselyKeyStore } from '../kysely-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
 import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
 import { RecordPages } from '../record-pages.js';
+import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
-
-const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256, uploader';
-
-type Row = [string, string, string, string, string, string, string, string, string, string | number, string, string | null];
-
-function toRecord(r: Row): FileRecord {
-  const record = {
-    file_path: r[0],
-    instrument: r[1],
-    data_level: r[2],
-    descriptor: r[3],
-    start_date: r[4],
-    end_date: r[5],
-    version: r[6],
-    extension: r[7],
-    ingestion_date: r[8],
-    // BIGINT comes back from pg as a string.
-    size: Number(r[9]),
-    sha256: r[10],
-  };
-  return r[11] ? { ...record, uploader: r[11] } : record;
-}
 
 /**
  * A named statement: pg prepares it once on each pooled connection and then only binds and

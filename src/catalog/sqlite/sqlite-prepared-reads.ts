@@ -10,10 +10,8 @@ import type { QueryFilter } from '../query-filter.js';
 import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
 import { afterOf, whereOf } from '../filter-sql.js';
 import { RecordPages } from '../record-pages.js';
+import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
-
-/** The columns of a record, in FileRecord's order; rows are read as arrays in this order. */
-const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256, uploader';
 
 /**
  * A row as the JSON text JSON.stringify gives its record: fields in FileRecord's order, size a
@@ -21,25 +19,6 @@ const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_
  */
 const JSON_FIELDS = "'file_path', file_path, 'instrument', instrument, 'data_level', data_level, 'descriptor', descriptor, 'start_date', start_date, 'end_date', end_date, 'version', version, 'extension', extension, 'ingestion_date', ingestion_date, 'size', size, 'sha256', sha256";
 const JSON_RECORD = `CASE WHEN uploader IS NULL THEN json_object(${JSON_FIELDS}) ELSE json_object(${JSON_FIELDS}, 'uploader', uploader) END`;
-
-type Row = [string, string, string, string, string, string, string, string, string, number, string, string | null];
-
-function toRecord(r: Row): FileRecord {
-  const record = {
-    file_path: r[0],
-    instrument: r[1],
-    data_level: r[2],
-    descriptor: r[3],
-    start_date: r[4],
-    end_date: r[5],
-    version: r[6],
-    extension: r[7],
-    ingestion_date: r[8],
-    size: Number(r[9]),
-    sha256: r[10],
-  };
-  return r[11] ? { ...record, uploader: r[11] } : record;
-}
 
 /** Rows per multi-row INSERT of a bulk load (12 parameters each, far under SQLite's limit). */
 const BULK_ROWS = 100;

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, opendir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   InvalidPartsError,
@@ -14,7 +14,7 @@ import {
   type UploadedPart,
 } from '../object-store.js';
 import type { LocalObjectStore } from './local-object-store.js';
-import { detachable, fsync, TEMP_PREFIX } from './write-primitives.js';
+import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 
 /** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */
@@ -145,18 +145,8 @@ export class LocalMultipart implements MultipartUploads {
       await this.meta(key, uploadId);
       if (input.stream.errored) throw input.stream.errored;
       const dir = this.dirOf(uploadId);
-      temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
-      const hash = createHash('sha256');
-      const limit = this.maxPartSize;
-      let size = 0;
-      const meter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          size += chunk.length;
-          if (size > limit) return done(new ObjectTooLargeError(limit));
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
+      temp = tempFileIn(dir);
+      const { meter, digest } = meteredDigest(this.maxPartSize);
       try {
         await pipeline(input.stream, meter, createWriteStream(temp, { flags: 'wx' }));
       } catch (err) {
@@ -165,7 +155,7 @@ export class LocalMultipart implements MultipartUploads {
         throw err;
       }
       await fsync(temp);
-      const etag = hash.digest('hex');
+      const etag = digest().sha256;
       try {
         await rename(temp, join(dir, `${String(partNumber).padStart(5, '0')}.${etag}`));
       } catch (err) {
@@ -220,7 +210,7 @@ export class LocalMultipart implements MultipartUploads {
     const target = this.store.fileOf(key);
     const targetDir = dirname(target);
     await mkdir(targetDir, { recursive: true });
-    const temp = join(targetDir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
+    const temp = tempFileIn(targetDir);
     try {
       const hash = createHash('sha256');
       const limit = this.store.maxObjectSize;

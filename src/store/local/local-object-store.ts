@@ -1,14 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { link, mkdir, opendir, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServerError, UPLOAD_UNDER_WAY } from '../../errors/index.js';
-import { ObjectTooLargeError, type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
+import { digestOf } from '../../wire/content-digest.js';
+import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
 import type { UrlSigner } from './url-signer.js';
-import { detachable, fsync, TEMP_PREFIX, type Detachable } from './write-primitives.js';
+import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, type Detachable } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
 
@@ -95,14 +95,8 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  async digest(key: string): Promise<ObjectDigest> {
-    const hash = createHash('sha256');
-    let size = 0;
-    for await (const chunk of createReadStream(this.fileOf(key)) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      size += chunk.length;
-    }
-    return { size, sha256: hash.digest('hex') };
+  digest(key: string): Promise<ObjectDigest> {
+    return digestOf(createReadStream(this.fileOf(key)));
   }
 
   async ping(): Promise<void> {
@@ -154,18 +148,8 @@ export class LocalObjectStore implements ObjectStore {
       await mkdir(dir, { recursive: true });
       // The request may have ended while we looked: then no temporary file is made at all.
       if (input.stream.errored) throw input.stream.errored;
-      temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
-      const hash = createHash('sha256');
-      const limit = this.maxObjectSize;
-      let size = 0;
-      const meter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          size += chunk.length;
-          if (size > limit) return done(new ObjectTooLargeError(limit));
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
+      temp = tempFileIn(dir);
+      const { meter, digest } = meteredDigest(this.maxObjectSize);
       await pipeline(input.stream, meter, createWriteStream(temp, { flags: 'wx' }));
       await fsync(temp);
       try {
@@ -175,7 +159,7 @@ export class LocalObjectStore implements ObjectStore {
         throw err;
       }
       await fsync(dir);
-      return { status: 'stored', size, sha256: hash.digest('hex') };
+      return { status: 'stored', ...digest() };
     } finally {
       input.detach();
       if (temp !== undefined) await unlink(temp).catch(() => undefined);

@@ -1,5 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { PassThrough, type Readable } from 'node:stream';
+import { join } from 'node:path';
+import { PassThrough, Transform, type Readable } from 'node:stream';
+import { ObjectTooLargeError } from '../object-store.js';
 
 /**
  * The pieces of the local store's atomic write pipeline (a temporary file, hashed and fsynced,
@@ -9,6 +12,29 @@ import { PassThrough, type Readable } from 'node:stream';
 
 /** Prefix of in-progress uploads; never a valid stored name, so never listed or served. */
 export const TEMP_PREFIX = '.upload-';
+
+/** A fresh temporary file name in `dir`, in the same folder as its final name (so a link or rename never crosses file systems). */
+export function tempFileIn(dir: string): string {
+  return join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.part`);
+}
+
+/**
+ * A pass-through that counts and hashes the bytes on their way to the disk, and fails the
+ * pipeline (ObjectTooLargeError) at the first byte past `limit`.
+ */
+export function meteredDigest(limit: number): { readonly meter: Transform; digest(): { size: number; sha256: string } } {
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > limit) return done(new ObjectTooLargeError(limit));
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  return { meter, digest: () => ({ size, sha256: hash.digest('hex') }) };
+}
 
 export interface Detachable {
   readonly stream: PassThrough;
