@@ -1,6 +1,7 @@
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
+import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
 
@@ -34,6 +35,8 @@ export interface Catalog {
   paths(): AsyncIterable<string>;
   /** The API keys, kept beside the records. */
   keys(): KeyStore;
+  /** Leases on names being written into the object store, kept beside the records. */
+  leases(): NameLeases;
   /** Cheap liveness check for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

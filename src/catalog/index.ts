@@ -6,3 +6,4 @@ export * from './query-filter.js';
 export * from './query-options.js';
 export * from './synthetic-records.js';
 export * from './key-store.js';
+export * from './name-leases.js';

@@ -8,6 +8,8 @@ import type { KeyStore } from './key-store.js';
 import { coverageDays } from './kysely-coverage.js';
 import { applyFilter, orderedFiles } from './kysely-filter.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
+import { KyselyNameLeases } from './kysely-name-leases.js';
+import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import { DEFAULT_SORT, positionOf, type QueryOptions, type QueryPosition, type QuerySort } from './query-options.js';
 import type { CatalogDatabase, FilesTable } from './schema.js';
@@ -152,6 +154,11 @@ export class KyselyCatalog implements Catalog {
   /** The API keys, kept in the same database. */
   keys(): KeyStore {
     return new KyselyKeyStore(this.db);
+  }
+
+  /** Leases on names, in the same database. */
+  leases(): NameLeases {
+    return new KyselyNameLeases(this.db, this.dialect, (operation, work) => this.driver(operation, work));
   }
 
   ping(): Promise<void> {

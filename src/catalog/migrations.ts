@@ -71,6 +71,18 @@ function migrations(dialect: CatalogDialect): Record<string, Migration> {
         await sql`alter table files alter column file_path type text collate ${sql.id(dialect.byteOrderCollation)}`.execute(db);
       },
     },
+    // Leases on names being written into the object store (src/catalog/kysely-name-leases.ts):
+    // one row per name, so that two promotions of one name never write it at once.
+    '0006-name-leases': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('name_leases')
+          .addColumn('file_path', 'text', (c) => c.primaryKey())
+          .addColumn('holder', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -26,7 +26,17 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
+/** A name being written into the object store (see name-leases.ts). */
+export interface NameLeasesTable {
+  file_path: string;
+  /** Who holds it: a random id per promotion. */
+  holder: string;
+  /** Milliseconds since 1970 (database clock); BIGINT in PostgreSQL (pg returns it as a string). */
+  expires_at: number | string;
+}
+
 export interface CatalogDatabase {
   files: FilesTable;
   api_keys: ApiKeysTable;
+  name_leases: NameLeasesTable;
 }

@@ -6,6 +6,7 @@ import { describeCatalogCoverage } from './catalog-coverage-contract.js';
 import { describeCatalogFilters } from './catalog-filter-contract.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 import { describeKeyStore } from './key-store-contract.js';
+import { describeNameLeases } from './name-leases-contract.js';
 
 export type { CatalogUnderTest } from './catalog-under-test.js';
 
@@ -186,4 +187,5 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   describeCatalogFilters(name, make);
   describeCatalogCoverage(name, make);
   describeKeyStore(name, make);
+  describeNameLeases(name, make);
 }

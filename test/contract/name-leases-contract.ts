@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NameLeases } from '../../src/catalog/index.js';
+import type { CatalogUnderTest } from './catalog-under-test.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The NameLeases port's contract, run on the leases of every catalog adapter (they live beside
+ * the records): one holder at a time, whoever races; an expired lease can be taken over; only
+ * its holder renews or releases it.
+ */
+export function describeNameLeases(name: string, make: () => Promise<CatalogUnderTest>): void {
+  describe(`name leases contract: ${name}`, () => {
+    let subject: CatalogUnderTest;
+    let leases: NameLeases;
+    beforeAll(async () => {
+      subject = await make();
+      leases = subject.catalog.leases();
+    });
+    afterAll(async () => {
+      await subject?.dispose();
+    });
+
+    it('gives a free name to exactly one of many racing acquirers, then to nobody else until released', async () => {
+      const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+      const holders = Array.from({ length: 16 }, (_, i) => `holder-${i}`);
+      const won = await Promise.all(holders.map((h) => leases.acquire(path, h, 60_000)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const winner = holders[won.indexOf(true)]!;
+      const others = holders.filter((h) => h !== winner);
+      expect(await Promise.all(others.map((h) => leases.acquire(path, h, 60_000)))).toEqual(others.map(() => false));
+      // The holder acquiring again keeps (and extends) its own lease.
+      expect(await leases.acquire(path, winner, 60_000)).toBe(true);
+      await leases.release(path, winner);
+      expect(await leases.acquire(path, others[0]!, 60_000)).toBe(true);
+      await leases.release(path, others[0]!);
+    });
+
+    it('lets another acquirer take over an expired lease, and the former holder can no longer renew it', async () => {
+      const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
+      expect(await leases.acquire(path, 'crashed', 150)).toBe(true);
+      expect(await leases.acquire(path, 'next', 60_000)).toBe(false);
+      await sleep(400);
+      const racers = await Promise.all(['next', 'other', 'third'].map((h) => leases.acquire(path, h, 60_000)));
+      expect(racers.filter(Boolean)).toHaveLength(1);
+      expect(await leases.renew(path, 'crashed', 60_000)).toBe(false);
+      await leases.release(path, 'crashed');
+      const holder = ['next', 'other', 'third'][racers.indexOf(true)]!;
+      expect(await leases.renew(path, holder, 60_000)).toBe(true);
+      await leases.release(path, holder);
+    });
+
+    it('keeps a renewed lease past its first expiry', async () => {
+      const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240107_20240107_v00-01.cdf';
+      expect(await leases.acquire(path, 'slow', 300)).toBe(true);
+      await sleep(150);
+      expect(await leases.renew(path, 'slow', 60_000)).toBe(true);
+      await sleep(300);
+      expect(await leases.acquire(path, 'eager', 60_000)).toBe(false);
+      await leases.release(path, 'slow');
+    });
+
+    it('ignores a release or renewal by anyone but the holder', async () => {
+      const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240108_20240108_v00-01.cdf';
+      expect(await leases.acquire(path, 'owner', 60_000)).toBe(true);
+      await leases.release(path, 'intruder');
+      expect(await leases.renew(path, 'intruder', 60_000)).toBe(false);
+      expect(await leases.acquire(path, 'intruder', 60_000)).toBe(false);
+      expect(await leases.renew(path, 'owner', 60_000)).toBe(true);
+      await leases.release(path, 'owner');
+      expect(await leases.renew(path, 'owner', 60_000)).toBe(false);
+      // Leases of other names are independent.
+      expect(await leases.acquire(`${path}.other`, 'intruder', 60_000)).toBe(true);
+      await leases.release(`${path}.other`, 'intruder');
+    });
+  });
+}
