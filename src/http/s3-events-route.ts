@@ -34,8 +34,8 @@ const schema = {
         'application/json': {
           schema: {
             type: 'object',
-            properties: { indexed: keyList, exists: keyList, skipped: keyList, absent: keyList, refused: keyList, ignored: { type: 'integer' } },
-            required: ['indexed', 'exists', 'skipped', 'absent', 'refused', 'ignored'],
+            properties: { indexed: keyList, exists: keyList, skipped: keyList, absent: keyList, refused: keyList, deferred: keyList, ignored: { type: 'integer' } },
+            required: ['indexed', 'exists', 'skipped', 'absent', 'refused', 'deferred', 'ignored'],
           },
         },
       },

@@ -25,7 +25,7 @@ export async function download(ctx: ServiceContext, requestPath: string): Promis
   const path = resolved.path;
   if (!(await ctx.catalog.get(path))) {
     // Stored without a record, or waiting under a staging key (S3): index it on the spot.
-    if (!(await ctx.store.head(path)) && !(await ingestStagedFor(ctx, path))) return failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)));
+    if (!(await ctx.store.head(path)) && (await ingestStagedFor(ctx, path)) !== 'stored') return failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)));
     // On a full disk the record waits; the bytes are served anyway.
     await ingest(ctx, path).catch((err: unknown) => {
       if (!isOutOfSpace(err)) throw err;

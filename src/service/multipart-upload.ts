@@ -1,10 +1,11 @@
 import { resolveRequestPath } from '../mission/index.js';
-import { type CompletedPart, type MultipartUploads } from '../store/index.js';
-import { ALREADY_EXISTS, FILE_TOO_LARGE, INVALID_MULTIPART_REQUEST, MULTIPART_NOT_OFFERED, NOT_A_FILE_PATH } from '../errors/index.js';
+import { type CompletedPart, type MultipartUploads, type WriteGuard } from '../store/index.js';
+import { ALREADY_EXISTS, FILE_TOO_LARGE, INVALID_MULTIPART_REQUEST, MULTIPART_NOT_OFFERED, NOT_A_FILE_PATH, UPLOAD_UNDER_WAY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
+import { LONG_LEASE_WAIT_MS, underNameLease } from './name-lease.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import { freeName } from './upload.js';
 
@@ -81,7 +82,10 @@ export async function multipartAddresses(ctx: ServiceContext, requestPath: strin
 /**
  * POST /uploads/{path}?uploadId=: joins the named parts into the file. A name with a record
  * (even one whose object is missing) or an object is never given other bytes: 409, and the
- * upload is dropped. The record's size and SHA-256 are those of the bytes stored.
+ * upload is dropped. The record's size and SHA-256 are those of the bytes stored. The whole
+ * completion holds the name's lease in the catalog (docs/deploy.md): it waits for another
+ * promotion of the name to end (or its lease to expire), and a completion that cannot get
+ * the lease in time answers 409 "under way", leaving its upload to be completed again.
  */
 export async function completeMultipart(ctx: ServiceContext, requestPath: string, uploadId: string, body: unknown): Promise<Envelope> {
   const parts = partsOf(ctx);
@@ -90,12 +94,32 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
   if (typeof path !== 'string') return path;
   const list = completedParts(body);
   if (list === undefined) return failure(INVALID_MULTIPART_REQUEST.create('Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.'));
+  // While another holds the name: once the name is taken, this upload has lost (no lease needed to say so).
+  const takenMeanwhile = async () => ((await ctx.catalog.get(path)) || (await ctx.store.head(path)) ? 'taken' : undefined);
+  const run = await underNameLease(ctx, path, LONG_LEASE_WAIT_MS, (guard) => completeHeld(ctx, parts, path, uploadId, list, guard), takenMeanwhile);
+  if (!run.held && run.settled) {
+    await parts.abort(path, uploadId);
+    ctx.log.warn({ file_path: path }, 'upload in parts refused: the name already holds a file, which stays');
+    return failure(ALREADY_EXISTS.create(path));
+  }
+  if (!run.held) {
+    ctx.log.warn({ file_path: path }, 'upload in parts not completed: another promotion of the name holds its lease');
+    return failure(UPLOAD_UNDER_WAY.create(path));
+  }
+  return run.value;
+}
+
+async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, list: CompletedPart[], guard: WriteGuard): Promise<Envelope> {
   // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
-  if ((await ctx.catalog.get(path)) || (await ingestStagedFor(ctx, path))) {
+  if ((await ctx.catalog.get(path)) || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
     await parts.abort(path, uploadId);
     return failure(ALREADY_EXISTS.create(path));
   }
-  const result = await parts.complete(path, uploadId, list);
+  const result = await parts.complete(path, uploadId, list, guard);
+  if (result.outcome === 'interrupted') {
+    ctx.log.warn({ file_path: path }, 'upload in parts not completed: the lease on its name was lost while writing; completing again continues');
+    return failure(UPLOAD_UNDER_WAY.create(path));
+  }
   if (result.outcome === 'exists') {
     // The name was taken meanwhile: make sure it is indexed, then refuse.
     await ingest(ctx, path).catch((err: unknown) => {

@@ -16,6 +16,8 @@ export interface ObjectCreatedReport {
   readonly absent: string[];
   /** Uploads (S3 staging keys) of a name that already held another file, which stays: the upload was removed. */
   readonly refused: string[];
+  /** Uploads (S3 staging keys) left waiting: another promotion of the name held its lease. A later request, notification or reconcile promotes them. */
+  readonly deferred: string[];
   /** Records of other kinds (removals, test events). */
   readonly ignored: number;
 }
@@ -42,7 +44,7 @@ export function parseObjectCreatedEvent(event: unknown): ParsedEvent {
  * object is looked up in the store first, so only bytes this service holds are indexed.
  */
 export async function ingestCreatedObjects(ctx: ServiceContext, created: readonly CreatedObject[], ignored = 0): Promise<ObjectCreatedReport> {
-  const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], refused: [], ignored };
+  const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], refused: [], deferred: [], ignored };
   for (const { key } of created) {
     // An upload under a staging key: promoted to its name unless that holds a file already.
     const staged = ctx.store.staging?.stagedUpload(key);

@@ -81,6 +81,7 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
   const staged = await ingestAllStaged(ctx);
   indexed += staged.indexed;
   if (staged.refused > 0) ctx.log.warn({ count: staged.refused }, 'reconcile: staged uploads refused (their names held other files)');
+  if (staged.deferred > 0) ctx.log.warn({ count: staged.deferred }, 'reconcile: staged uploads left waiting (another promotion held their names; the next run promotes them)');
 
   for await (const object of ctx.store.list()) {
     objects++;

@@ -1,6 +1,7 @@
 import { resolveRequestPath } from '../mission/index.js';
-import type { StagedUpload } from '../store/index.js';
+import type { Promotion, StagedUpload, WriteGuard } from '../store/index.js';
 import { ingest } from './ingest.js';
+import { LONG_LEASE_WAIT_MS, NOT_HELD, SHORT_LEASE_WAIT_MS, underNameLease } from './name-lease.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
@@ -8,29 +9,55 @@ import type { ServiceContext } from './service-context.js';
  * `exists`: its name already held these bytes, or it had been promoted already.
  * `refused`: its name held another file, which stays; this upload was removed.
  * `skipped`: it names no valid stored path (left for the lifecycle rule). `absent`:
- * gone, and nothing stored under its name.
+ * gone, and nothing stored under its name. `deferred`: another promotion of the name held
+ * its lease (or this one lost it while writing); the upload stays for a later try (the next
+ * notification, request for the name, or reconcile).
  */
-export type StagedResult = 'indexed' | 'exists' | 'refused' | 'skipped' | 'absent';
+export type StagedResult = 'indexed' | 'exists' | 'refused' | 'skipped' | 'absent' | 'deferred';
 
 /**
- * Promotes one staged upload to the key it names with a write that refuses to replace
+ * Promotes one staged upload to the key it names, holding the name's lease in the catalog
+ * (so no other promotion writes the name meanwhile) and with a write that refuses to replace
  * (the store's `promote`), then records it through the one idempotent ingest, with the
  * size and SHA-256 of the bytes written under the real key and the uploader the upload
- * address carried. A loser of a race is logged and reported, never stored.
+ * address carried, before the lease is released. A loser of a race is logged and reported,
+ * never stored. Waits up to `waitMs` for a lease another holds.
  */
-export async function ingestStaged(ctx: ServiceContext, upload: StagedUpload): Promise<StagedResult> {
-  const staging = ctx.store.staging;
+export async function ingestStaged(ctx: ServiceContext, upload: StagedUpload, waitMs = SHORT_LEASE_WAIT_MS): Promise<StagedResult> {
   const resolved = resolveRequestPath(upload.key, ctx.mission);
+  const staging = ctx.store.staging;
   if (!staging || resolved.kind !== 'file' || resolved.path !== upload.key) {
     ctx.log.warn({ key: upload.stagingKey }, 'staged upload does not name a valid stored path; not promoted');
     return 'skipped';
   }
+  // While another holds the name: if the name gets stored meanwhile, this upload has lost, which
+  // needs no lease to settle (the promotion, given no hold, removes it and writes nothing).
+  const lostMeanwhile = async () => {
+    const promotion = await staging.promote(upload, NOT_HELD);
+    return promotion.outcome === 'interrupted' ? undefined : promotion;
+  };
+  const run = await underNameLease(ctx, upload.key, waitMs, (guard) => promoteHeld(ctx, upload, guard), lostMeanwhile);
+  if (!run.held && run.settled) return afterPromotion(ctx, upload, run.settled);
+  if (!run.held) {
+    ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'staged upload left waiting: another promotion of the name holds its lease; a later request, notification or reconcile promotes it');
+    return 'deferred';
+  }
+  return run.value;
+}
+
+/** A staged upload's promotion and record, the name's lease being held (`guard`). */
+async function promoteHeld(ctx: ServiceContext, upload: StagedUpload, guard: WriteGuard): Promise<StagedResult> {
+  const staging = ctx.store.staging!;
   // A record describes the bytes under its key: never put other bytes there, even if its object went missing.
   if ((await ctx.catalog.get(upload.key)) && !(await ctx.store.head(upload.key))) {
     ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'staged upload not promoted: the name has a record (its object is missing)');
     return 'refused';
   }
-  const promotion = await staging.promote(upload);
+  return afterPromotion(ctx, upload, await staging.promote(upload, guard));
+}
+
+/** The record a promotion calls for, and what became of the upload. */
+async function afterPromotion(ctx: ServiceContext, upload: StagedUpload, promotion: Promotion): Promise<StagedResult> {
   switch (promotion.outcome) {
     case 'promoted': {
       const result = await ingest(ctx, upload.key, promotion.digest, promotion.digest.uploader);
@@ -40,6 +67,9 @@ export async function ingestStaged(ctx: ServiceContext, upload: StagedUpload): P
       ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'upload refused: the name already holds another file, which stays; the upload was removed');
       await ingest(ctx, upload.key);
       return 'refused';
+    case 'interrupted':
+      ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'staged upload not promoted: the lease on its name was lost while writing; it stays for a later try');
+      return 'deferred';
     case 'duplicate':
     case 'absent':
       if (!(await ctx.store.head(upload.key))) return 'absent';
@@ -49,29 +79,38 @@ export async function ingestStaged(ctx: ServiceContext, upload: StagedUpload): P
 }
 
 /**
- * Promotes the uploads waiting for one name, oldest first (the first wins), so a request
- * for the name finds it stored even when the store's notification never came. True when
- * the name then holds an object. A no-op on stores without staging.
+ * What the uploads waiting for a name came to: `stored` when the name then holds an object,
+ * `busy` when one of them was left waiting for the name's lease (another promotion is writing
+ * the name), `free` otherwise.
  */
-export async function ingestStagedFor(ctx: ServiceContext, key: string): Promise<boolean> {
-  const staging = ctx.store.staging;
-  if (!staging) return false;
-  let stored = false;
-  for await (const upload of staging.listStaged(key)) {
-    const result = await ingestStaged(ctx, upload);
-    if (result === 'indexed' || result === 'exists' || result === 'refused') stored = true;
+export type NameState = 'stored' | 'busy' | 'free';
+
+/**
+ * Promotes the uploads waiting for one name, oldest first (the first wins), so a request
+ * for the name finds it stored even when the store's notification never came. A caller that
+ * holds the name's lease already passes its `guard`. A no-op on stores without staging.
+ */
+export async function ingestStagedFor(ctx: ServiceContext, key: string, guard?: WriteGuard): Promise<NameState> {
+  if (!ctx.store.staging) return 'free';
+  let state: NameState = 'free';
+  for await (const upload of ctx.store.staging.listStaged(key)) {
+    const result = guard ? await promoteHeld(ctx, upload, guard) : await ingestStaged(ctx, upload);
+    if (result === 'indexed' || result === 'exists' || result === 'refused') state = 'stored';
+    else if (result === 'deferred' && state === 'free') state = 'busy';
   }
-  return stored;
+  return state;
 }
 
-/** Every waiting upload, for reconcile: counts of those indexed and refused. */
-export async function ingestAllStaged(ctx: ServiceContext): Promise<{ indexed: number; refused: number }> {
+/** Every waiting upload, for reconcile: counts of those indexed, refused and left waiting. */
+export async function ingestAllStaged(ctx: ServiceContext): Promise<{ indexed: number; refused: number; deferred: number }> {
   let indexed = 0;
   let refused = 0;
+  let deferred = 0;
   for await (const upload of ctx.store.staging?.listStaged() ?? []) {
-    const result = await ingestStaged(ctx, upload);
+    const result = await ingestStaged(ctx, upload, LONG_LEASE_WAIT_MS);
     if (result === 'indexed') indexed++;
     else if (result === 'refused') refused++;
+    else if (result === 'deferred') deferred++;
   }
-  return { indexed, refused };
+  return { indexed, refused, deferred };
 }

@@ -1,5 +1,5 @@
 import { namingMessage, resolveRequestPath } from '../mission/index.js';
-import { ALREADY_EXISTS, INVALID_NAME, WRONG_DIRECTORY } from '../errors/index.js';
+import { ALREADY_EXISTS, INVALID_NAME, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { isOutOfSpace } from './out-of-space.js';
@@ -45,6 +45,9 @@ export async function freeName(ctx: ServiceContext, requestPath: string): Promis
     return failure(ALREADY_EXISTS.create(path));
   }
   // An upload waiting under a staging key (S3) whose notification has not come: promote it now.
-  if (await ingestStagedFor(ctx, path)) return failure(ALREADY_EXISTS.create(path));
+  const waiting = await ingestStagedFor(ctx, path);
+  if (waiting === 'stored') return failure(ALREADY_EXISTS.create(path));
+  // Another promotion is writing the name (it holds the name's lease): it will be taken.
+  if (waiting === 'busy') return failure(UPLOAD_UNDER_WAY.create(path));
   return path;
 }

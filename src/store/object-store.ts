@@ -27,11 +27,23 @@ export interface StagedUpload {
  * which was free (`digest` describes exactly the bytes written there). `duplicate`: the
  * real key already holds these very bytes (the same upload announced twice). `refused`:
  * the real key holds other bytes, which stay; this upload lost and was removed. `absent`:
- * no such staged object (promoted and removed already).
+ * no such staged object (promoted and removed already). `interrupted`: the writer's hold
+ * on the name (its lease) was lost before the write was completed; nothing was written
+ * under the real key and the staged object stays, for a later try.
  */
 export type Promotion =
   | { readonly outcome: 'promoted'; readonly digest: ObjectDigest }
-  | { readonly outcome: 'duplicate' | 'refused' | 'absent' };
+  | { readonly outcome: 'duplicate' | 'refused' | 'absent' | 'interrupted' };
+
+/**
+ * The promoter's hold on a name while it writes it (the service's lease in the catalog): a
+ * write that takes long asks it between steps, and always right before the step that makes
+ * the object appear under the real key; false means stop and write nothing there.
+ */
+export interface WriteGuard {
+  /** True while the name is still the writer's (and keeps it so a while longer). */
+  stillHeld(): Promise<boolean>;
+}
 
 /**
  * Stores whose upload addresses name a unique staging key rather than the real one
@@ -44,8 +56,11 @@ export interface StagingArea {
   stagedUpload(key: string): StagedUpload | undefined;
   /** Staged uploads waiting, oldest first; only those for `key` when given. */
   listStaged(key?: string): AsyncIterable<StagedUpload>;
-  /** Moves the bytes to the real key unless it holds an object; removes the staging object. */
-  promote(upload: StagedUpload): Promise<Promotion>;
+  /**
+   * Moves the bytes to the real key unless it holds an object; removes the staging object.
+   * The caller holds the name's lease; `guard` tells whether it still does.
+   */
+  promote(upload: StagedUpload, guard?: WriteGuard): Promise<Promotion>;
 }
 
 /**
@@ -96,9 +111,13 @@ export interface CompletedPart {
 /**
  * What completing a multipart upload did. `stored`: the parts' bytes now lie under the key,
  * which was free; `digest` describes exactly those bytes. `exists`: the key holds an object,
- * which stays; this upload is removed.
+ * which stays; this upload is removed. `interrupted`: the hold on the name (`guard`) was lost
+ * before the key was written; nothing was written there, and completing again continues.
  */
-export type MultipartCompletion = { readonly outcome: 'stored'; readonly digest: ObjectDigest } | { readonly outcome: 'exists' };
+export type MultipartCompletion =
+  | { readonly outcome: 'stored'; readonly digest: ObjectDigest }
+  | { readonly outcome: 'exists' }
+  | { readonly outcome: 'interrupted' };
 
 /**
  * Uploads in parts (the S3 multipart model): `create` opens an upload for a key, each part
@@ -118,7 +137,8 @@ export interface MultipartUploads {
   presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string>;
   /** The parts stored so far, by number (the newest copy of a part sent twice). NoSuchUploadError if none. */
   listParts(key: string, uploadId: string): Promise<UploadedPart[]>;
-  complete(key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<MultipartCompletion>;
+  /** The caller holds the name's lease; `guard` tells whether it still does (stores whose writes can replace ask it). */
+  complete(key: string, uploadId: string, parts: readonly CompletedPart[], guard?: WriteGuard): Promise<MultipartCompletion>;
   /** Drops the upload and its parts; absent already is fine. */
   abort(key: string, uploadId: string): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
+import { copyPartSize } from '../../src/store/s3/s3-staging.js';
 import { HAVE_RGW, NO_RGW, startRgw, type RgwServer } from '../helpers/rgw.js';
 import { testStore } from './store-contract.js';
 
@@ -93,4 +94,24 @@ it('puts no conditional header in upload addresses on Amazon S3 either (the miss
   expect(signedHeaders(address)).toEqual(['host']);
   expect(address).toMatch(/^https:\/\/some-bucket\.s3\.eu-west-1\.amazonaws\.com\//);
   store.close();
+});
+
+it('takes the single-PUT limit of promotions from SDC_STORE maxPutBytes: 5 GiB unless lowered, never under 5 MiB or over 5 GiB', () => {
+  expect(parseS3Url('s3://some-bucket?region=eu-west-1').maxPutBytes).toBe(5 * 1024 ** 3);
+  expect(parseS3Url('s3://some-bucket?region=eu-west-1&maxPutBytes=8388608').maxPutBytes).toBe(8 * 1024 * 1024);
+  for (const bad of ['1024', String(5 * 1024 ** 3 + 1), '8MiB', '-8388608']) {
+    expect(() => parseS3Url(`s3://some-bucket?maxPutBytes=${bad}`), bad).toThrow('SDC_STORE maxPutBytes must be a number of bytes from 5242880 (5 MiB) to 5368709120 (5 GiB, the default)');
+  }
+});
+
+it('copies objects larger than one PUT in parts S3 takes: 5 MiB to 5 GiB each, at most 10,000', () => {
+  const MiB = 1024 * 1024;
+  expect(copyPartSize(30 * MiB, 8 * MiB)).toBe(8 * MiB);
+  expect(copyPartSize(6 * 1024 ** 3, 5 * 1024 ** 3)).toBe(512 * MiB);
+  for (const size of [5 * 1024 ** 4, 4 * 1024 ** 4 + 12345, 6 * 1024 ** 3]) {
+    const part = copyPartSize(size, 5 * 1024 ** 3);
+    expect(part).toBeGreaterThanOrEqual(5 * MiB);
+    expect(part).toBeLessThanOrEqual(5 * 1024 ** 3);
+    expect(Math.ceil(size / part)).toBeLessThanOrEqual(10_000);
+  }
 });

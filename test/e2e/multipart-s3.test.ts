@@ -118,8 +118,13 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`uploads in parts on ${PRODUCTION_BAC
     expect(await keys('.multipart/')).toEqual([]);
   }, 60_000);
 
-  it('a file larger than one promotion can carry is refused up front', async () => {
-    const res = await fetch(`${server.url}/uploads/${pathOf('huge')}?size=${6 * 1024 ** 3}`, { method: 'POST' });
-    expect(res.status).toBe(413);
+  it('takes a file larger than one PUT, up to what S3 stores (5 TiB), and refuses more up front', async () => {
+    const over = await fetch(`${server.url}/uploads/${pathOf('huge')}?size=${5 * 1024 ** 4 + 1}`, { method: 'POST' });
+    expect(over.status).toBe(413);
+    expect(await over.text()).toContain(`at most ${5 * 1024 ** 4} bytes`);
+    const big = await fetch(`${server.url}/uploads/${pathOf('huge')}?size=${6 * 1024 ** 3}`, { method: 'POST' });
+    expect(big.status).toBe(200);
+    const { uploadId } = (await big.json()) as { uploadId: string };
+    expect((await fetch(`${server.url}/uploads/${pathOf('huge')}?uploadId=${encodeURIComponent(uploadId)}`, { method: 'DELETE' })).status).toBe(204);
   });
 });

@@ -64,7 +64,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'POST /events/s3' : `POST /events/s3: ${S3_S
 
     const first = await post(fixture('s3-notification-put.json'), `Bearer ${TOKEN}`);
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], refused: [], ignored: 0 });
+    expect(await first.json()).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], refused: [], deferred: [], ignored: 0 });
     const again = await post(fixture('eventbridge-object-created.json'), `bearer ${TOKEN}`);
     expect(await again.json()).toMatchObject({ indexed: [], exists: [PATH] });
 

@@ -134,7 +134,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(PRODUCTION_BACKENDS_LABEL, () => {
     expect(bytes.length).toBe(event.Records[0]!.s3.object.size);
     await backends.rgw.client.send(new PutObjectCommand({ Bucket: quiet.bucket, Key: stagingKey, Body: bytes, Metadata: { uploader: 'swe-pipeline' } }));
     const handle = makeIngestHandler(() => Promise.resolve(quiet.server.ctx));
-    expect(await handle(event)).toEqual({ indexed: [path], exists: [], skipped: [], absent: [], refused: [], ignored: 0 });
+    expect(await handle(event)).toEqual({ indexed: [path], exists: [], skipped: [], absent: [], refused: [], deferred: [], ignored: 0 });
     expect(await handle(event)).toMatchObject({ indexed: [], exists: [path] });
     expect(await quiet.server.ctx.catalog.get(path)).toMatchObject({ size: bytes.length, sha256: sha256(bytes), uploader: 'swe-pipeline' });
     expect(await keys('.staging/', quiet.bucket)).toEqual([]);

@@ -69,7 +69,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
   it('indexes the stored object from the S3 notification, once, with its URL-encoded key decoded', async () => {
     expect(JSON.parse((await api(v1Event('/query', { instrument: ['swe'] }))).body)).toEqual([]);
     // S3 announces the staging key, encoded as form data; MinIO also encodes the slashes.
-    expect(await ingest(s3Notification(stagingKey.replaceAll('/', '%2F')))).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], refused: [], ignored: 0 });
+    expect(await ingest(s3Notification(stagingKey.replaceAll('/', '%2F')))).toEqual({ indexed: [PATH], exists: [], skipped: [], absent: [], refused: [], deferred: [], ignored: 0 });
     expect(await ingest(eventBridgeEvent(PATH))).toMatchObject({ indexed: [], exists: [PATH] });
   });
 

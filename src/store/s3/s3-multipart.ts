@@ -18,6 +18,7 @@ import {
   type MultipartCompletion,
   type MultipartUploads,
   type UploadedPart,
+  type WriteGuard,
 } from '../object-store.js';
 import { uploaderMetadata, type S3Staging } from './s3-staging.js';
 
@@ -26,17 +27,17 @@ import { uploaderMetadata, type S3Staging } from './s3-staging.js';
  * stored path (a dot name), not a staging key either: nothing but the completion promotes it.
  */
 export const MULTIPART_PREFIX = '.multipart/';
-/** The largest object one PutObject writes: the most the promotion can carry. */
-export const SINGLE_PUT_LIMIT = 5 * 1024 ** 3;
+/** The largest object S3 stores (5 TiB): what one upload in parts may carry. */
+export const S3_MAX_OBJECT_BYTES = 5 * 1024 ** 4;
 
 /**
  * Uploads in parts on S3. Clients PUT the parts straight to S3 (presigned UploadPart) into a
  * multipart upload of a private assembly key; completion joins them there, then promotes the
- * object to the real key the way a staged single PUT is promoted: streamed once into a
- * PutObject with If-None-Match: *, hashed on the way. Not CompleteMultipartUpload or CopyObject
- * onto the real key: Ceph RGW ignores If-None-Match on both and would replace a stored file.
- * So the record's SHA-256 is of the bytes under the real key, and any S3 refuses a second
- * copy, but one upload is limited to what one PutObject takes (5 GiB; docs/deploy.md).
+ * object to the real key the way a staged single PUT is promoted (S3Staging.promote), under
+ * the name's lease the caller holds: a conditional PutObject up to the single-PUT limit, a
+ * server-side copy in parts above it. Never CompleteMultipartUpload straight onto the real
+ * key: Ceph RGW ignores If-None-Match there, and a client could then replace a stored file.
+ * The record's SHA-256 is of the bytes under the real key, hashed by the service.
  *
  * The upload id given to clients is `<24 hex>:<S3 upload id>`: the assembly key's suffix and
  * S3's own id, so every call finds both.
@@ -45,7 +46,7 @@ export class S3Multipart implements MultipartUploads {
   readonly minPartSize = 5 * 1024 * 1024;
   readonly maxPartSize = 5 * 1024 ** 3;
   readonly maxParts = 10_000;
-  readonly maxSize = SINGLE_PUT_LIMIT;
+  readonly maxSize = S3_MAX_OBJECT_BYTES;
 
   constructor(
     private readonly client: S3Client,
@@ -94,9 +95,9 @@ export class S3Multipart implements MultipartUploads {
     return parts;
   }
 
-  async complete(key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<MultipartCompletion> {
+  async complete(key: string, uploadId: string, parts: readonly CompletedPart[], guard?: WriteGuard): Promise<MultipartCompletion> {
     const { assemblyKey, s3Id } = this.parse(key, uploadId);
-    // Too large for the promotion: refused before anything is joined, and the parts dropped.
+    // Too large for S3: refused before anything is joined, and the parts dropped.
     const total = (await this.listParts(key, uploadId)).filter((p) => parts.some((q) => q.partNumber === p.partNumber)).reduce((a, p) => a + p.size, 0);
     if (total > this.maxSize) {
       await this.abort(key, uploadId);
@@ -115,8 +116,10 @@ export class S3Multipart implements MultipartUploads {
       // A completion of this very upload that raced ours may have finished it: then promote.
       if (!(isNoSuchUpload(err) && (await this.exists(assemblyKey)))) throw translate(err, key);
     }
-    const promotion = await this.staging.promote({ stagingKey: assemblyKey, key });
+    const promotion = await this.staging.promote({ stagingKey: assemblyKey, key }, guard);
     if (promotion.outcome === 'promoted') return { outcome: 'stored', digest: promotion.digest };
+    // The assembled object stays: completing again (NoSuchUpload, the object exists) promotes it.
+    if (promotion.outcome === 'interrupted') return { outcome: 'interrupted' };
     return { outcome: 'exists' };
   }
 

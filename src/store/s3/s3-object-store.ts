@@ -38,7 +38,7 @@ export class S3ObjectStore implements ObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       logger: quietStreamingWarning,
     });
-    this.staging = new S3Staging(this.client, location.bucket);
+    this.staging = new S3Staging(this.client, location.bucket, location.maxPutBytes);
     this.multipart = new S3Multipart(this.client, location.bucket, this.staging);
   }
 

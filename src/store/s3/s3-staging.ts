@@ -1,16 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   paginateListObjectsV2,
   PutObjectCommand,
   S3ServiceException,
+  UploadPartCopyCommand,
+  type HeadObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { RunningDigest } from '../../wire/content-digest.js';
-import type { Promotion, StagedUpload, StagingArea } from '../object-store.js';
+import { digestOf, RunningDigest } from '../../wire/content-digest.js';
+import type { Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
+import { S3_MAX_PUT_BYTES, S3_MIN_PART_BYTES } from './s3-url.js';
 
 /**
  * Where uploads wait until they are promoted: `.staging/<real key>/<24 hex digits>`.
@@ -51,20 +57,59 @@ function conditionStatus(err: unknown): 412 | 409 | undefined {
   return status === 412 || status === 409 ? status : undefined;
 }
 
+/** Part copies under way at once in a server-side copy. */
+const COPY_CONCURRENCY = 4;
+/** Part size of a server-side copy, at most: a lease is checked between parts. */
+const COPY_PART_BYTES = 512 * 1024 ** 2;
+/** Most parts of one multipart upload (S3). */
+const MAX_PARTS = 10_000;
+
+/** The size of each part copied for an object of `size` bytes: at least 5 MiB, at most `maxPutBytes`, few enough parts. */
+export function copyPartSize(size: number, maxPutBytes: number): number {
+  const mib = 1024 * 1024;
+  const needed = Math.ceil(Math.ceil(size / MAX_PARTS) / mib) * mib;
+  return Math.max(S3_MIN_PART_BYTES, Math.min(maxPutBytes, COPY_PART_BYTES), needed);
+}
+
+/** The key as the x-amz-copy-source header names it: `<bucket>/<key>`, each segment URI-encoded. */
+function copySource(bucket: string, key: string): string {
+  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
 /**
- * Staged uploads on S3. Promotion streams the staged bytes once from S3 back into a
- * `PutObject` of the real key with `If-None-Match: *`, hashing them on the way: so the
- * SHA-256 is that of the bytes written under the real key, and S3 itself refuses to
- * replace an object stored there, whoever races. (A server-side CopyObject would spare
- * the transfer, but Ceph RGW 16 ignores If-None-Match on CopyObject and overwrites; S3
- * PutObject honours it on Amazon S3, RGW and MinIO.) One PUT carries at most 5 GiB.
+ * Metadata of an object written by a copy: the ETag of the staged object it was copied from (a
+ * copy in parts has an ETag of its own), so that the same upload announced again is known.
+ */
+const COPIED_FROM = 'sdc-copied-from';
+
+class Interrupted extends Error {
+  override name = 'Interrupted';
+}
+
+/**
+ * Staged uploads on S3. The caller (src/service/staged-uploads.ts) holds the name's lease in
+ * the catalog, so no other promotion writes the name meanwhile; the promotion checks the real
+ * key is free (HEAD) and writes it:
+ *
+ * - up to `maxPutBytes` (5 GiB, S3's limit on one PutObject): the staged bytes are streamed
+ *   once from S3 back into a `PutObject` of the real key with `If-None-Match: *`, hashed on
+ *   the way. Every S3 we know (Amazon S3, RGW, MinIO) honours that condition, so even a
+ *   writer that ignored the lease could not replace an object there.
+ * - above: a server-side copy in parts (`UploadPartCopy` of byte ranges into a multipart
+ *   upload of the real key), completed with `If-None-Match: *` (honoured by Amazon S3,
+ *   ignored by Ceph RGW 16: there the lease alone arbitrates), the lease checked between
+ *   parts and right before completing. The bytes under the real key are then hashed by one
+ *   streamed GET, so the record describes what is stored, never what a client said.
+ *
+ * (A server-side CopyObject would spare the transfer of small files too, but Ceph RGW 16
+ * ignores If-None-Match on CopyObject and CompleteMultipartUpload.)
  */
 export class S3Staging implements StagingArea {
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
+    readonly maxPutBytes: number = S3_MAX_PUT_BYTES,
   ) {}
-
   stagedUpload(stagingKey: string): StagedUpload | undefined {
     if (!stagingKey.startsWith(STAGING_PREFIX)) return undefined;
     const slash = stagingKey.lastIndexOf('/');
@@ -93,7 +138,33 @@ export class S3Staging implements StagingArea {
     yield* flush();
   }
 
-  async promote(upload: StagedUpload, attempt = 1): Promise<Promotion> {
+  async promote(upload: StagedUpload, guard?: WriteGuard): Promise<Promotion> {
+    const source = await this.headOf(upload.stagingKey);
+    if (!source) return { outcome: 'absent' };
+    const stored = await this.headOf(upload.key);
+    if (stored) return this.lost(upload, stored, source);
+    if (guard && !(await guard.stillHeld())) return { outcome: 'interrupted' };
+    return (source.ContentLength ?? 0) <= this.maxPutBytes ? this.putPromote(upload, guard) : this.copyPromote(upload, source, guard);
+  }
+
+  /** The real key holds an object (which stays): this upload is removed. Same ETag: the same bytes, this upload announced twice. */
+  private async lost(upload: StagedUpload, stored: HeadObjectCommandOutput, source: { ETag?: string }): Promise<Promotion> {
+    await this.remove(upload);
+    const same = source.ETag !== undefined && (stored.ETag === source.ETag || stored.Metadata?.[COPIED_FROM] === source.ETag);
+    return { outcome: same ? 'duplicate' : 'refused' };
+  }
+
+  private async headOf(key: string): Promise<HeadObjectCommandOutput | undefined> {
+    try {
+      return await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** One streamed, conditional PutObject of the staged bytes, hashed on the way. */
+  private async putPromote(upload: StagedUpload, guard: WriteGuard | undefined, attempt = 1): Promise<Promotion> {
     let source;
     try {
       source = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: upload.stagingKey }));
@@ -130,19 +201,93 @@ export class S3Staging implements StagingArea {
       if (status === 409 && attempt < 5) {
         // Another conditional write to the key is in flight; its outcome decides ours.
         await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-        return this.promote(upload, attempt + 1);
+        if (guard && !(await guard.stillHeld())) return { outcome: 'interrupted' };
+        return this.putPromote(upload, guard, attempt + 1);
       }
-      const stored = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: upload.key })).catch((e: unknown) => {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      });
+      const stored = await this.headOf(upload.key);
       if (!stored) throw err;
-      await this.remove(upload);
-      // Same ETag: the same single-PUT bytes, i.e. this upload announced twice, not a rival.
-      return { outcome: stored.ETag !== undefined && stored.ETag === source.ETag ? 'duplicate' : 'refused' };
+      return this.lost(upload, stored, source);
     }
     await this.remove(upload);
     return { outcome: 'promoted', digest: { ...digest.result(), uploader } };
+  }
+
+  /**
+   * A server-side copy in parts onto the real key, for objects larger than one PutObject:
+   * the lease is checked before each part and right before completing; any failure aborts
+   * the copy's upload (no part is left), and the staged object stays unless the key was
+   * found taken.
+   */
+  private async copyPromote(upload: StagedUpload, source: HeadObjectCommandOutput, guard: WriteGuard | undefined): Promise<Promotion> {
+    const size = source.ContentLength ?? 0;
+    const uploader = uploaderFrom(source.Metadata);
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, Metadata: { ...uploaderMetadata(uploader), [COPIED_FROM]: source.ETag ?? '' } }),
+    );
+    const uploadId = created.UploadId;
+    if (!uploadId) throw new Error('S3 answered CreateMultipartUpload without an upload id');
+    const abort = () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, UploadId: uploadId })).catch(() => undefined);
+    const held = async () => {
+      if (guard && !(await guard.stillHeld())) throw new Interrupted();
+    };
+    try {
+      const partSize = copyPartSize(size, this.maxPutBytes);
+      const count = Math.ceil(size / partSize);
+      const etags: string[] = new Array<string>(count);
+      let next = 0;
+      const worker = async () => {
+        while (next < count) {
+          const index = next++;
+          await held();
+          const first = index * partSize;
+          const last = Math.min(size, first + partSize) - 1;
+          const out = await this.client.send(
+            new UploadPartCopyCommand({
+              Bucket: this.bucket,
+              Key: upload.key,
+              UploadId: uploadId,
+              PartNumber: index + 1,
+              CopySource: copySource(this.bucket, upload.stagingKey),
+              CopySourceRange: `bytes=${first}-${last}`,
+              // The staged bytes HEAD saw, not others a replayed upload address put there since.
+              CopySourceIfMatch: source.ETag,
+            }),
+          );
+          const etag = out.CopyPartResult?.ETag;
+          if (!etag) throw new Error(`S3 answered UploadPartCopy of part ${index + 1} of ${upload.key} without an ETag`);
+          etags[index] = etag;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, count) }, worker));
+      // Right before the object appears under the real key: still ours, and still free.
+      await held();
+      const stored = await this.headOf(upload.key);
+      if (stored) {
+        await abort();
+        return this.lost(upload, stored, source);
+      }
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: upload.key,
+          UploadId: uploadId,
+          // Honoured by Amazon S3 (412 if the key holds an object); RGW 16 ignores it.
+          IfNoneMatch: '*',
+          MultipartUpload: { Parts: etags.map((ETag, i) => ({ PartNumber: i + 1, ETag })) },
+        }),
+      );
+    } catch (err) {
+      await abort();
+      if (err instanceof Interrupted) return { outcome: 'interrupted' };
+      const stored = conditionStatus(err) === 412 ? await this.headOf(upload.key) : undefined;
+      if (stored) return this.lost(upload, stored, source);
+      throw err;
+    }
+    // The record describes the bytes under the real key: hashed from there, once.
+    const written = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: upload.key }));
+    const digest = await digestOf(written.Body as Readable);
+    await this.remove(upload);
+    return { outcome: 'promoted', digest: { ...digest, uploader } };
   }
 
   private async remove(upload: StagedUpload): Promise<void> {

@@ -13,13 +13,24 @@ export interface S3Location {
    * needs If-None-Match and none can overwrite. Kept so existing SDC_STORE values still parse.
    */
   readonly conditionalPut: 'required' | 'optional';
+  /**
+   * The largest object a promotion writes with one conditional PutObject (S3's limit, 5 GiB,
+   * unless lowered); larger ones are copied server-side in parts. Tests lower it to exercise
+   * the copy with small files.
+   */
+  readonly maxPutBytes: number;
 }
 
-const PARAMETERS = ['endpoint', 'region', 'forcePathStyle', 'conditionalPut'];
+/** S3's limit on one PutObject (and on one UploadPartCopy). */
+export const S3_MAX_PUT_BYTES = 5 * 1024 ** 3;
+/** S3's smallest part of a multipart upload, but the last. */
+export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
+
+const PARAMETERS = ['endpoint', 'region', 'forcePathStyle', 'conditionalPut', 'maxPutBytes'];
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const EXAMPLE = 's3://my-bucket?region=us-east-1 or s3://my-bucket?endpoint=http://127.0.0.1:9000&forcePathStyle=true';
 
-/** Reads `s3://bucket?endpoint=...&region=...&forcePathStyle=true&conditionalPut=required`. */
+/** Reads `s3://bucket?endpoint=...&region=...&forcePathStyle=true&conditionalPut=required&maxPutBytes=...`. */
 export function parseS3Url(url: string): S3Location {
   let parsed: URL;
   try {
@@ -48,5 +59,10 @@ export function parseS3Url(url: string): S3Location {
   if (conditionalPut !== 'required' && conditionalPut !== 'optional') {
     throw new Error('SDC_STORE conditionalPut must be required or optional');
   }
-  return { bucket, endpoint, region: get('region'), forcePathStyle: forcePathStyle === 'true', conditionalPut };
+  const maxPut = get('maxPutBytes') ?? String(S3_MAX_PUT_BYTES);
+  const maxPutBytes = /^\d{1,13}$/.test(maxPut) ? Number(maxPut) : NaN;
+  if (!(maxPutBytes >= S3_MIN_PART_BYTES && maxPutBytes <= S3_MAX_PUT_BYTES)) {
+    throw new Error(`SDC_STORE maxPutBytes must be a number of bytes from ${S3_MIN_PART_BYTES} (5 MiB) to ${S3_MAX_PUT_BYTES} (5 GiB, the default)`);
+  }
+  return { bucket, endpoint, region: get('region'), forcePathStyle: forcePathStyle === 'true', conditionalPut, maxPutBytes };
 }
