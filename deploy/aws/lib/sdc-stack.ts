@@ -211,16 +211,19 @@ export class SdcStack extends Stack {
 
     // ---- Least privilege: exactly the S3 actions docs/deploy.md lists ("IAM permissions"). Deletes
     // only under .staging/ (a promoted or refused upload) and .multipart/ (parts): never a stored file.
+    // A promotion larger than one PUT copies server-side (CreateMultipartUpload, UploadPartCopy,
+    // CompleteMultipartUpload: s3:PutObject on the real key, s3:GetObject on the source) and aborts
+    // that copy if it must stop: AbortMultipartUpload drops an unfinished upload's parts, never an object.
     const objects = this.bucket.arnForObjects('*');
     const staging = this.bucket.arnForObjects('.staging/*');
     const parts = this.bucket.arnForObjects('.multipart/*');
     for (const fn of [api, ingest, reconcile]) {
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [objects] }));
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [objects] }));
       fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
     }
     for (const fn of [ingest, reconcile]) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [staging] }));
     api.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [staging, parts] }));
-    api.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListMultipartUploadParts', 's3:AbortMultipartUpload'], resources: [parts] }));
+    api.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListMultipartUploadParts'], resources: [parts] }));
 
     // ---- New objects -> ingest; a lost event is caught by the scheduled reconcile.
     this.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(ingest));
@@ -299,7 +302,7 @@ export class SdcStack extends Stack {
       ack(fn, objects, 'Objects of the archive bucket only (bucket/*: any file of the archive may be uploaded, read or indexed), with the exact actions docs/deploy.md lists; no wildcard action.');
       ack(fn, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.staging/*]`, 'Deleting is allowed only under .staging/, where uploads wait until they are promoted to their name (or refused): never a stored file.');
     }
-    ack(this.functions.api, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.multipart/*]`, 'Uploads in parts live under .multipart/ until completed: listing, aborting and deleting them there only, never a stored file.');
+    ack(this.functions.api, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.multipart/*]`, 'Uploads in parts live under .multipart/ until completed: listing their parts and deleting them there only, never a stored file.');
     ack(this, `IAM5[Resource::<${logicalId(parts.reconcile)}.Arn>:*]`, 'EventBridge Scheduler may invoke the reconcile function (any of its versions): lambda:InvokeFunction on that one function only.');
     ack(this.api, 'APIG4', 'The API is public by design (downloads and queries are open unless SDC_READ_NEEDS_KEY); its API keys are checked by the function on every route that needs one (the same keys table and messages as sdc serve), so no API Gateway authorizer.');
     ack(this.bucket, 'S1', 'Every request to the bucket is made with an address the API issued and logged (with the API key name); enable server access logs or CloudTrail data events if the centre requires an S3-side record.');
