@@ -93,8 +93,8 @@ class Interrupted extends Error {
  *
  * - up to `maxPutBytes` (5 GiB, S3's limit on one PutObject): the staged bytes are streamed
  *   once from S3 back into a `PutObject` of the real key with `If-None-Match: *`, hashed on
- *   the way. Every S3 we know (Amazon S3, RGW, MinIO) honours that condition, so even a
- *   writer that ignored the lease could not replace an object there.
+ *   the way. Amazon S3 and Ceph RGW honour that condition (docs/deploy.md's table), so even
+ *   a writer that ignored the lease could not replace an object there.
  * - above: a server-side copy in parts (`UploadPartCopy` of byte ranges into a multipart
  *   upload of the real key), completed with `If-None-Match: *` (honoured by Amazon S3,
  *   ignored by Ceph RGW 16: there the lease alone arbitrates), the lease checked between
@@ -110,6 +110,7 @@ export class S3Staging implements StagingArea {
     private readonly bucket: string,
     readonly maxPutBytes: number = S3_MAX_PUT_BYTES,
   ) {}
+
   stagedUpload(stagingKey: string): StagedUpload | undefined {
     if (!stagingKey.startsWith(STAGING_PREFIX)) return undefined;
     const slash = stagingKey.lastIndexOf('/');
