@@ -44,10 +44,11 @@ function rowsAtMost(db: Database): number {
  * plans each statement for its bound values, e.g. "ingested since X ordered by path" walks the
  * path order when many rows match and the ingestion index when few do (without them it always
  * walked the whole path order, 65 ms at 300k rows when none matched). A full ANALYZE, not
- * PRAGMA optimize: that one analyzes with a row limit, which drops the STAT4 samples. Doubling
- * keeps the cost to about twice one ANALYZE of the final table (~1.5 µs a row here). Statistics
- * never change an answer, only how it is found; other connections read them when they next
- * prepare or re-prepare a statement (ANALYZE changes the schema cookie).
+ * PRAGMA optimize: that one analyzes with a row limit, and an ANALYZE with a limit leaves no
+ * STAT4 samples. Doubling keeps the cost to about twice one ANALYZE of the final table
+ * (~1.5 µs a row here). Statistics never change an answer, only how it is found; the reading
+ * connection uses them from its next statement on (checked by hand: a statement prepared
+ * before the ANALYZE changed its plan after it).
  */
 export function analyzeIfStale(db: Database): void {
   const rows = rowsAtMost(db);
