@@ -22,8 +22,8 @@ export function makeReconcileHandler(context: () => Promise<ServiceContext>) {
         ctx.log.warn({ file_path: path }, 'record without an object');
       },
     });
-    ctx.log.info({ indexed: report.indexed, refused: report.refused, skipped: report.skipped, missing }, 'reconcile');
-    return { indexed: report.indexed, refused: report.refused, skipped: report.skipped, missing, firstMissing };
+    ctx.log.info({ indexed: report.indexed, refused: report.refused, deferred: report.deferred, skipped: report.skipped, missing }, 'reconcile');
+    return { indexed: report.indexed, refused: report.refused, deferred: report.deferred, skipped: report.skipped, missing, firstMissing };
   };
 }
 

@@ -7,6 +7,8 @@ export interface ReconcileReport {
   readonly indexed: number;
   /** Staged uploads of names that already held another file: removed, the stored file kept. */
   readonly refused: number;
+  /** Staged uploads left waiting: another promotion held their name's lease; a later run promotes them. */
+  readonly deferred: number;
   /** Objects whose keys break the naming rules: left alone, not indexed. */
   readonly skipped: number;
   /** Records whose object is missing from the store: reported, never deleted (empty when `onMissing` took them). */
@@ -98,5 +100,5 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
   while (!record.done) await checkRecord(record.value);
 
   if (missingCount > 0) ctx.log.warn({ count: missingCount, first: firstMissing }, 'reconcile: records without objects');
-  return { indexed, skipped, missing, refused: staged.refused };
+  return { indexed, skipped, missing, refused: staged.refused, deferred: staged.deferred };
 }
