@@ -120,6 +120,15 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
     expect(result.stderr).toContain('sdc upload: 2 failed');
   });
 
+  it('takes a relative path from the data directory when the working directory has no such file (spec 4.1)', async () => {
+    const path = 'imap/hit/l1/2024/03/imap_hit_l1_sci_20240301_20240301_v00-01.cdf';
+    await writeTree(dataDir, { [path]: Buffer.from('from the data directory') });
+    const result = await runCli(['upload', '--data-dir', dataDir, path], { cwd: world.scratch, env: world.env });
+    expect(result.stderr).toContain('sdc upload: 1 uploaded');
+    expect(result.stdout).toBe(`${path}\n`);
+    expect(result.code).toBe(0);
+  });
+
   it('uploads the good files of a mixed run and still exits 1', async () => {
     const good = 'imap/lo/l2/2024/05/imap_lo_l2_sci_20240501_20240501_v00-01.cdf';
     const bad = 'imap/lo/l2/2024/05/imap_lo_l2_sci_20240501_20240501_v0-1.cdf';

@@ -1,5 +1,5 @@
 import { opendir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { LocalFileError } from '../client-errors.js';
 import { PARTIAL_SUFFIX } from '../download-file.js';
 
@@ -13,10 +13,16 @@ export interface UploadItem {
  * The files named on the command line, folders replaced by the files under them
  * (sorted; hidden files and unfinished downloads left out). Anything else is passed
  * through for the upload to check and report.
+ *
+ * A relative path is taken from the working directory, or, when nothing is there, from the
+ * data directory: the spec's file path is "relative to MISSION_DATA_DIR or to the user's
+ * current working directory" (interface spec 4.1), so `sdc upload --data-dir ~/data
+ * imap/swe/...` names ~/data/imap/swe/... from anywhere.
  */
-export async function expandUploadArguments(args: readonly string[]): Promise<UploadItem[]> {
+export async function expandUploadArguments(args: readonly string[], dataDir?: string): Promise<UploadItem[]> {
   const items: UploadItem[] = [];
-  for (const arg of args) {
+  for (const given of args) {
+    const arg = await fromDataDir(given, dataDir);
     const isDirectory = await stat(arg).then(
       (s) => s.isDirectory(),
       () => false,
@@ -33,6 +39,14 @@ export async function expandUploadArguments(args: readonly string[]): Promise<Up
   // Each file once, however it was named.
   const seen = new Set<string>();
   return items.filter(({ file }) => !seen.has(resolve(file)) && seen.add(resolve(file)));
+}
+
+async function fromDataDir(arg: string, dataDir: string | undefined): Promise<string> {
+  if (dataDir === undefined || isAbsolute(arg)) return arg;
+  const exists = (path: string) => stat(path).then(() => true, () => false);
+  if (await exists(arg)) return arg;
+  const underDataDir = join(resolve(dataDir), arg);
+  return (await exists(underDataDir)) ? underDataDir : arg;
 }
 
 async function* walk(dir: string): AsyncIterable<string> {

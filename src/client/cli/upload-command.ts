@@ -17,7 +17,7 @@ export function registerUploadCommand(program: Command, prefix: string): void {
   const cmd = program
     .command('upload')
     .description('upload files (or every file under a folder) from the data directory, each under its path relative to it')
-    .argument('<file...>', 'files inside the data directory, at their stored paths; folders are walked')
+    .argument('<file...>', 'files inside the data directory, at their stored paths (relative paths: from the working directory, else from the data directory); folders are walked')
     .option('-j, --jobs <n>', 'files uploaded at once', wholeNumber(1, 64), 4)
     .option('--part-threshold <MiB>', 'files of this size or more go in parts (resumed if interrupted)', wholeNumber(5, 5 * 1024 * 1024), 64)
     .option('--parts <n>', 'parts of one file sent at once', wholeNumber(1, 32), 4);
@@ -31,12 +31,13 @@ service would refuse is refused here with the service's own message.
 Examples:
   $ cd ~/imap-data && sdc upload imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf
   $ sdc upload --data-dir ~/imap-data ~/imap-data/imap/mag/l1b/2024/*/*.cdf
+  $ sdc upload --data-dir ~/imap-data imap/mag/l1b/2024/01/imap_mag_l1b_norm_20240105_20240105_v00-01.cdf
   $ ${prefix}_DATA_DIR=~/imap-data sdc upload --jobs 8 ~/imap-data/imap/swe`,
     )
     .action(async (args: string[], flags: UploadFlags, command: Command) => {
       const stderr = (line: string) => process.stderr.write(`${line}\n`);
       const { config, client } = openClient(command, flags, (line) => progress.message(line));
-      const files = await expandUploadArguments(args);
+      const files = await expandUploadArguments(args, config.dataDir);
       const progress = new TransferProgress({ stderr: process.stderr, stdout: process.stdout, quiet: flags.quiet === true, files: files.length });
       const tally = new RunTally<'uploaded'>('upload', progress);
       try {
