@@ -178,8 +178,8 @@ describe('reconcile', () => {
     const { Readable } = await import('node:stream');
     await t.store.write(PATH, Readable.from([Buffer.from('abc')]));
     expect(await t.ctx.catalog.get(PATH)).toBeUndefined();
-    expect(await reconcile(t.ctx)).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0 });
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0, deferred: 0 });
     expect(await t.ctx.catalog.get(PATH)).toMatchObject({ size: 3, sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' });
-    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0 });
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0, deferred: 0 });
   });
 });
