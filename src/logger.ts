@@ -44,10 +44,26 @@ function makeStdoutByTurn(): DestinationStream {
   };
 }
 
+/** Loggers made by createLogger: their format is known (access-log.ts writes its line itself). */
+const own = new WeakSet<object>();
+
+/**
+ * True for a logger made by createLogger, or a child of one (pino's children inherit from
+ * their parent), whose destination takes plain lines (not a pino multistream, which wants
+ * each line's level beside it).
+ */
+export function isOwnLogger(logger: object): boolean {
+  for (let l: object | null = logger; l !== null; l = Object.getPrototypeOf(l) as object | null) if (own.has(l)) return true;
+  return false;
+}
+
 /**
  * The service's one logger (pino, JSON lines), by default to standard output (stdoutByTurn).
  * Request lines carry the request id; signed addresses appear with their signatures masked.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, serializers: { req: serializeRequest } }, destination ?? stdoutByTurn());
+  const stream = destination ?? stdoutByTurn();
+  const logger = pino({ level, serializers: { req: serializeRequest } }, stream);
+  if (!(stream as unknown as Record<symbol, unknown>)[Symbol.for('pino.metadata')]) own.add(logger);
+  return logger;
 }
