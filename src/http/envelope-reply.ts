@@ -11,10 +11,14 @@ import { renderEnvelope } from './envelope-render.js';
 export async function sendEnvelope(reply: FastifyReply, envelope: Envelope): Promise<FastifyReply> {
   const rendered = renderEnvelope(envelope);
   reply.code(rendered.statusCode);
-  for (const [name, value] of Object.entries(rendered.headers)) {
-    if (!/^access-control-/i.test(name)) reply.header(name, value);
-  }
+  const headers = rendered.headers;
+  for (const name in headers) if (!isAccessControl(name)) reply.header(name, headers[name]);
   return typeof rendered.body === 'string' ? reply.send(rendered.body) : send(reply, rendered.body);
+}
+
+/** True for an Access-Control-* header name, in any case. */
+function isAccessControl(name: string): boolean {
+  return name.length > 15 && (name.charCodeAt(0) | 0x20) === 0x61 && name.slice(0, 15).toLowerCase() === 'access-control-';
 }
 
 /**
