@@ -8,7 +8,7 @@ import { renderEnvelope } from './envelope-render.js';
  * the HTTP layer's policy (cors.ts, SDC_CORS_ORIGIN), so the envelope's own (spec 4.3:
  * `*`, the default policy) are left to it.
  */
-export async function sendEnvelope(reply: FastifyReply, envelope: Envelope): Promise<FastifyReply> {
+export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyReply | Promise<FastifyReply> {
   const rendered = renderEnvelope(envelope);
   reply.code(rendered.statusCode);
   const headers = rendered.headers;
