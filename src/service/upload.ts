@@ -1,4 +1,4 @@
-import { namingMessage, resolveRequestPath } from '../mission/index.js';
+import { exampleStoredPath, namingMessage, resolveRequestPath } from '../mission/index.js';
 import { ALREADY_EXISTS, INVALID_NAME, WRONG_DIRECTORY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
@@ -26,7 +26,8 @@ export async function freeName(ctx: ServiceContext, requestPath: string): Promis
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
-      return failure(INVALID_NAME.create(namingMessage('shape', ctx.mission)));
+      // Often the name was sent as a query parameter (/upload?file_name=...): say where it goes.
+      return failure(INVALID_NAME.create(`${namingMessage('shape', ctx.mission)} The file's path goes in the URL path: /upload/${exampleStoredPath(ctx.mission)}`));
     case 'invalid_name':
       return failure(INVALID_NAME.create(resolved.message));
     case 'wrong_directory':

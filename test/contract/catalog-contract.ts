@@ -68,6 +68,22 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       expect(await catalog().count({ instrument: 'idex' })).toBe(3);
     });
 
+    it('keeps the first of a path given twice in one load, and leaves a stored record as it is', async () => {
+      const stored = recordOf('imap_idex_l1a_dust_20240110_20240110_v00-01.cdf', 5);
+      expect(await catalog().insert(stored)).toBe('inserted');
+      const twice = recordOf('imap_idex_l1a_dust_20240111_20240111_v00-01.cdf', 6);
+      const batch = [
+        { ...stored, size: 50, uploader: 'other' },
+        twice,
+        { ...twice, size: 60, uploader: 'second' },
+        recordOf('imap_idex_l1a_dust_20240109_20240109_v00-01.cdf', 7),
+      ];
+      expect(await catalog().insertMany(batch)).toBe(2);
+      expect(await catalog().get(stored.file_path)).toEqual(stored);
+      expect(await catalog().get(twice.file_path)).toEqual(twice);
+      expect((await catalog().get(batch[3]!.file_path))?.size).toBe(7);
+    });
+
     it('lets exactly one of several racing inserts of one record win', async () => {
       const record = recordOf('imap_mag_l1a_norm_20240105_20240105_v00-01.cdf');
       const results = await Promise.all(Array.from({ length: 8 }, () => catalog().insert(record)));

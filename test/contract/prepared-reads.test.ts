@@ -59,6 +59,23 @@ describe.each(backends)('$name: prepared reads = the Kysely queries', ({ name, s
     db.close();
     expect(names).toEqual(['files_descriptor', 'files_ingestion', 'files_instrument_level_start', 'files_product_version', 'files_start_date']);
   });
+
+  it.skipIf(name !== 'sqlite')('leaves the planner statistics after a bulk load, so "ingested since" plans by its value', () => {
+    const db = new Database(join(dir, 'catalog.db'), { readonly: true });
+    const rows = db.prepare("SELECT stat FROM sqlite_stat1 WHERE idx = 'sqlite_autoindex_files_1'").pluck().get() as string;
+    const samples = db.prepare("SELECT count(*) FROM sqlite_stat4 WHERE tbl = 'files'").pluck().get() as number;
+    const plan = (since: string) =>
+      (db.prepare('EXPLAIN QUERY PLAN SELECT file_path FROM files WHERE ingestion_date >= ? ORDER BY file_path LIMIT 100').all(since) as { detail: string }[])
+        .map((r) => r.detail)
+        .join(' / ');
+    // None ingested since: the ingestion index finds that at once; most: the path order does.
+    const [none, most] = [plan('2026-01-01T00:00:00.000Z'), plan('2025-01-01T00:00:01.000Z')];
+    db.close();
+    expect(Number(rows.split(' ')[0])).toBe(24_000);
+    expect(samples).toBeGreaterThan(0);
+    expect(none).toContain('files_ingestion');
+    expect(most).toContain('sqlite_autoindex_files_1');
+  });
   afterAll(async () => {
     if (!skip) {
       await catalog.close();

@@ -133,5 +133,13 @@ export function describeCoreFlow(label: string, start: () => Promise<SuiteServer
       expect(noFile.status).toBe(400);
       expect(await noFile.text()).toContain('/download/path/to/file/filename.pkts');
     });
+
+    it('tells a client that sends the name as a query parameter where the path goes', async () => {
+      const answer = await fetch(`${base}/upload?file_name=${name('query-form')}`);
+      expect(answer.status).toBe(400);
+      const text = await answer.text();
+      expect(text).toMatch(/^Invalid filename\. Expected <mission>_/);
+      expect(text).toContain("The file's path goes in the URL path: /upload/imap/");
+    });
   });
 }

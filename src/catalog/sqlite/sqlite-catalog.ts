@@ -6,7 +6,7 @@ import { SQLITE_DIALECT } from '../catalog-dialect.js';
 import type { KyselyCatalog } from '../kysely-catalog.js';
 import { migrateToLatest } from '../migrations.js';
 import type { CatalogDatabase } from '../schema.js';
-import { SqliteCatalog } from './sqlite-prepared-reads.js';
+import { analyzeIfStale, SqliteCatalog } from './sqlite-prepared-reads.js';
 
 /**
  * The embedded catalog: one SQLite file. WAL lets readers run beside the writer;
@@ -23,6 +23,14 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   sqlite.pragma('cache_size = -65536');
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+  // Statistics for the planner if the catalog has none or has doubled or halved since (a
+  // catalog filled by an older version, or grown by uploads); see analyzeIfStale.
+  // Only an optimization: a catalog that another process holds busy opens without it.
+  try {
+    analyzeIfStale(sqlite);
+  } catch {
+    // the statistics stay as they were; the next bulk load or start tries again
+  }
   // The hot reads' own connection (see SqliteCatalog); an in-memory database has only the one.
   const reader = file === ':memory:' ? sqlite : new Database(file, { readonly: true });
   if (reader !== sqlite) {
