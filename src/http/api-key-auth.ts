@@ -12,6 +12,8 @@ declare module 'fastify' {
     apiKeyName?: string;
     /** The verdict on the key the request presented, when its route's class looks at keys. */
     keyVerdict?: KeyCheck;
+    /** The access class of the route the request matched, read once by the key check's first hook. */
+    accessClass?: AccessClass;
   }
 }
 
@@ -62,8 +64,10 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
   // Callback-style hooks: a route that takes no key, or a request that sends none, passes
   // straight on, with no promise made for it.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    // Read once: Fastify builds a new routeOptions object at each read.
+    const access = (request.accessClass = accessOf(request));
     // A browser's CORS preflight never carries the key; the request that follows does.
-    if (request.method === 'OPTIONS' || !takesKey(accessOf(request))) return done();
+    if (request.method === 'OPTIONS' || !takesKey(access)) return done();
     const key = presentedKey(request);
     if (key === undefined) return done();
     options.keys.check(key).then((verdict) => {
@@ -89,7 +93,7 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
   };
 
   app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
-    const access = accessOf(request);
+    const access = request.accessClass ?? accessOf(request);
     if (request.method === 'OPTIONS' || !needsKey(access)) return done(null, payload);
     if (keysExist) {
       if (verdictOn(request, reply, access)) done(null, payload);

@@ -13,6 +13,7 @@ import { registerOpenApi } from './openapi.js';
 import { multipartRoutes } from './multipart-routes.js';
 import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
+import { requestLogFactory } from './request-log.js';
 import { coverageRoute } from './coverage-route.js';
 import { portalPlugin } from './portal-plugin.js';
 import { routeAccess, type AccessEntry } from './route-access.js';
@@ -74,6 +75,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     ...(trust ? serverLimits(trust) : {}),
     genReqId: requestId,
     logController: new AccessLog(),
+    // Made on first use: most requests log only their access line, which needs no pino child.
+    childLoggerFactory: requestLogFactory,
     frameworkErrors,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Keep-alive sockets must not outlive a graceful close for long.

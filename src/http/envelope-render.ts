@@ -21,26 +21,35 @@ const TEXT_TYPE = ERROR_TEXT_TYPE;
  * an envelope that says application/json), else sent as plain text.
  */
 export function renderEnvelope(envelope: Envelope): RenderedEnvelope {
-  const headers: Record<string, string> = {};
+  // Content-Type first (its value is chosen below), then the envelope's own headers in their order.
+  const headers: Record<string, string> = { 'content-type': '' };
   let declared = '';
-  for (const [name, value] of Object.entries(envelope.headers ?? {})) {
-    if (name.toLowerCase() === 'content-type') declared = value;
-    else headers[name] = value;
+  const own = envelope.headers;
+  if (own !== undefined) {
+    for (const name in own) {
+      if (name.length === 12 && name.toLowerCase() === 'content-type') declared = own[name]!;
+      else headers[name] = own[name]!;
+    }
   }
-  const answer = (contentType: string, body: RenderedEnvelope['body']): RenderedEnvelope => ({
-    statusCode: envelope.statusCode,
-    headers: { 'content-type': contentType, ...headers },
-    body,
-  });
-  const { body } = envelope;
-  const json = declared.startsWith('application/json') || (!declared && envelope.statusCode < 300);
-  if (isTextStream(body)) return json ? answer(JSON_TYPE, jsonString(body)) : answer(declared || TEXT_TYPE, batched(body));
-  if (isRecordStream(body)) {
-    const type = declared || JSON_TYPE;
-    return answer(type, renderRecords(body, type));
+  const { body, statusCode } = envelope;
+  const json = declared.startsWith('application/json') || (!declared && statusCode < 300);
+  let type: string;
+  let rendered: RenderedEnvelope['body'];
+  if (isTextStream(body)) {
+    type = json ? JSON_TYPE : declared || TEXT_TYPE;
+    rendered = json ? jsonString(body) : batched(body);
+  } else if (isRecordStream(body)) {
+    type = declared || JSON_TYPE;
+    rendered = renderRecords(body, type);
+  } else if (typeof body === 'string') {
+    type = json ? JSON_TYPE : declared || TEXT_TYPE;
+    rendered = json ? JSON.stringify(body) : body;
+  } else {
+    type = declared || JSON_TYPE;
+    rendered = JSON.stringify(body);
   }
-  if (typeof body === 'string') return json ? answer(JSON_TYPE, JSON.stringify(body)) : answer(declared || TEXT_TYPE, body);
-  return answer(declared || JSON_TYPE, JSON.stringify(body));
+  headers['content-type'] = type;
+  return { statusCode, headers, body: rendered };
 }
 
 /** Chunk size of a streamed text: big enough to keep writes few, small enough to stay flat. */

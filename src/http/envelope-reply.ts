@@ -8,13 +8,17 @@ import { renderEnvelope } from './envelope-render.js';
  * the HTTP layer's policy (cors.ts, SDC_CORS_ORIGIN), so the envelope's own (spec 4.3:
  * `*`, the default policy) are left to it.
  */
-export async function sendEnvelope(reply: FastifyReply, envelope: Envelope): Promise<FastifyReply> {
+export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyReply | Promise<FastifyReply> {
   const rendered = renderEnvelope(envelope);
   reply.code(rendered.statusCode);
-  for (const [name, value] of Object.entries(rendered.headers)) {
-    if (!/^access-control-/i.test(name)) reply.header(name, value);
-  }
+  const headers = rendered.headers;
+  for (const name in headers) if (!isAccessControl(name)) reply.header(name, headers[name]);
   return typeof rendered.body === 'string' ? reply.send(rendered.body) : send(reply, rendered.body);
+}
+
+/** True for an Access-Control-* header name, in any case. */
+function isAccessControl(name: string): boolean {
+  return name.length > 15 && (name.charCodeAt(0) | 0x20) === 0x61 && name.slice(0, 15).toLowerCase() === 'access-control-';
 }
 
 /**

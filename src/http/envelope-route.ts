@@ -34,14 +34,19 @@ export type Operation = (ctx: ServiceContext, request: FastifyRequest) => Envelo
  * it describes, which the log says.
  */
 export function envelopeRoute(ctx: ServiceContext, operation: Operation) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    // The service context with the request's logger: an object that inherits the rest (no copy per request).
-    const requestCtx = Object.create(ctx) as { -readonly [K in keyof ServiceContext]: ServiceContext[K] };
-    requestCtx.log = request.log;
-    const envelope = await operation(requestCtx, request);
+  const answer = (request: FastifyRequest, reply: FastifyReply, envelope: Envelope): FastifyReply | Promise<FastifyReply> => {
     if (request.validationError && envelope.statusCode < 400) {
       request.log.warn({ err: request.validationError }, 'route schema refused a request the service accepts');
     }
     return sendEnvelope(reply, envelope);
+  };
+  // Not an async function: no promise of its own on top of the operation's. What it resolves
+  // with is the reply (a thenable that Fastify waits on until the answer, streamed or not, ends).
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
+    // The service context with the request's logger: an object that inherits the rest (no copy per request).
+    const requestCtx = Object.create(ctx) as { -readonly [K in keyof ServiceContext]: ServiceContext[K] };
+    requestCtx.log = request.log;
+    const envelope = operation(requestCtx, request);
+    return envelope instanceof Promise ? (envelope as Promise<Envelope>).then((e) => answer(request, reply, e)) : answer(request, reply, envelope);
   };
 }

@@ -10,8 +10,10 @@ async function gracefulClose(app: FastifyInstance): Promise<void> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  // Synchronous: it runs on every answer.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
+    done(null, payload);
   });
 }
 

@@ -51,16 +51,21 @@ export function serverLimits(limits: LimitSettings) {
 async function limitsPlugin(app: FastifyInstance, limits: LimitSettings): Promise<void> {
   app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
   // preParsing: after every onRequest check, before anything reads the body.
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (request.headers.expect?.toLowerCase() === '100-continue') reply.raw.writeContinue();
-    return payload;
+  // Synchronous hooks: they run on every request.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const expect = request.headers.expect;
+    if (expect !== undefined && expect.toLowerCase() === '100-continue') reply.raw.writeContinue();
+    done(null, payload);
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'PUT') return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'PUT') return done();
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > limits.maxObjectSize) {
-      return sendError(reply.header('Connection', 'close'), new ObjectTooLargeError(limits.maxObjectSize));
+      // Answered here: the chain stops (Fastify ends it once the reply is sent).
+      sendError(reply.header('Connection', 'close'), new ObjectTooLargeError(limits.maxObjectSize));
+      return;
     }
+    done();
   });
 }
 

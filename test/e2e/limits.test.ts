@@ -95,6 +95,32 @@ describe('limits', () => {
     expect((await fetch(`${server.url}/query`, { headers: { 'X-API-Key': key } })).status).toBe(200);
   });
 
+  it('says the budget on every answer, shares it across routes, counts a HEAD once and leaves unlimited routes alone', async () => {
+    server = await startTestServer({ rateLimit: '4' });
+    const seen: (string | null)[][] = [];
+    const headers = (res: Response) => ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'].map((h) => res.headers.get(h));
+    for (const [path, method] of [['/query', 'GET'], ['/healthz', 'GET'], ['/query', 'HEAD'], ['/version', 'GET'], ['/query', 'GET']] as const) {
+      const res = await fetch(`${server.url}${path}`, { method });
+      await res.arrayBuffer();
+      seen.push([String(res.status), ...headers(res)]);
+    }
+    // The window began with the first request: its reset counts down from 60 s.
+    for (const row of seen.slice(0, 4)) expect(Number(row[3])).toBeGreaterThanOrEqual(59);
+    expect(seen.map((row) => row.slice(0, 3))).toEqual([
+      ['200', '4', '3'],
+      ['200', '4', '2'],
+      ['200', '4', '1'],
+      ['200', '4', '0'],
+      ['429', '4', '0'],
+    ]);
+    expect(seen[3]![4]).toBeNull(); // Retry-After only on refusals
+    expect(Number(seen[4]![4])).toBe(Number(seen[4]![3]));
+    // The CORS preflight (the plugin's own route, registered before the limit) is not counted.
+    const preflight = await fetch(`${server.url}/query`, { method: 'OPTIONS', headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'GET' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
   it('refuses malformed limit settings with a message naming the variable', () => {
     expect(() => loadServerConfig({ SDC_MAX_OBJECT_SIZE: '10GB' })).toThrow(/SDC_MAX_OBJECT_SIZE must be a whole number/);
     expect(() => loadServerConfig({ SDC_REQUIRE_KEYS: 'yes' })).toThrow(/SDC_REQUIRE_KEYS must be true or false/);
