@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { link, mkdir, opendir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,7 +14,7 @@ import {
   type UploadedPart,
 } from '../object-store.js';
 import type { LocalObjectStore } from './local-object-store.js';
-import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn } from './write-primitives.js';
+import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 
 /** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */
@@ -148,7 +148,7 @@ export class LocalMultipart implements MultipartUploads {
       temp = tempFileIn(dir);
       const { meter, digest } = meteredDigest(this.maxPartSize);
       try {
-        await pipeline(input.stream, meter, createWriteStream(temp, { flags: 'wx' }));
+        await pipeline(input.stream, meter, tempFileWriter(temp));
       } catch (err) {
         // The upload was completed or aborted meanwhile: its folder is gone.
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
@@ -215,7 +215,7 @@ export class LocalMultipart implements MultipartUploads {
       const hash = createHash('sha256');
       const limit = this.store.maxObjectSize;
       let size = 0;
-      const out = createWriteStream(temp, { flags: 'wx' });
+      const out = tempFileWriter(temp);
       const joined = async function* () {
         for (const file of files) {
           for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { link, mkdir, opendir, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -8,7 +8,7 @@ import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
 import type { UrlSigner } from './url-signer.js';
-import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, type Detachable } from './write-primitives.js';
+import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
 
@@ -150,7 +150,7 @@ export class LocalObjectStore implements ObjectStore {
       if (input.stream.errored) throw input.stream.errored;
       temp = tempFileIn(dir);
       const { meter, digest } = meteredDigest(this.maxObjectSize);
-      await pipeline(input.stream, meter, createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(input.stream, meter, tempFileWriter(temp));
       await fsync(temp);
       try {
         await link(temp, file);
