@@ -56,6 +56,26 @@ export function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]
   return `(files.${sort.field} ${op} ? OR (files.${sort.field} = ? AND files.file_path ${op} ?))`;
 }
 
+/**
+ * One page of a query in its sort order (the path breaks ties), after `after`: the SQL and
+ * its parameters, shared by the prepared reads of both engines so the order lives here once.
+ */
+export function pageSql(
+  columns: string,
+  filter: QueryFilter,
+  sort: QuerySort,
+  after: QueryPosition | undefined,
+  size: number,
+): { readonly text: string; readonly params: unknown[] } {
+  const params: unknown[] = [];
+  const where = whereOf(filter, params);
+  if (after) where.push(afterOf(sort, after, params));
+  const direction = sort.descending ? 'DESC' : 'ASC';
+  const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
+  params.push(size);
+  return { text: `SELECT ${columns} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`, params };
+}
+
 /** `?` placeholders as PostgreSQL's `$1`, `$2`, ... (the SQL built here has no other `?`). */
 export function numbered(sql: string): string {
   let n = 0;

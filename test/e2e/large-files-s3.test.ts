@@ -10,6 +10,7 @@ import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { Client } from '../../src/client/index.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
 import { TEST_DATABASE_URL } from '../helpers/postgres-test-schema.js';
+import { partsUploaded as uploadParts } from '../helpers/parts-upload.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { s3Notification } from '../lambda/lambda-events.js';
 
@@ -60,23 +61,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`files larger than one PUT on ${PRODU
     expect(await openUploads()).toEqual([]);
   }
 
-  async function partsUploaded(path: string, bytes: Buffer, partSize = 5 * MiB) {
-    const start = await fetch(`${server.url}/uploads/${path}?size=${bytes.length}`, { method: 'POST' });
-    expect(start.status).toBe(200);
-    const { uploadId } = (await start.json()) as { uploadId: string };
-    const count = Math.ceil(bytes.length / partSize);
-    const list = Array.from({ length: count }, (_, i) => i + 1).join(',');
-    const answer = (await (await fetch(`${server.url}/uploads/${path}?uploadId=${encodeURIComponent(uploadId)}&parts=${list}`)).json()) as {
-      parts: { partNumber: number; url: string }[];
-    };
-    const parts: { partNumber: number; etag: string }[] = [];
-    for (const { partNumber, url } of answer.parts) {
-      const res = await fetch(url, { method: 'PUT', body: bytes.subarray((partNumber - 1) * partSize, partNumber * partSize) });
-      expect(res.status).toBe(200);
-      parts.push({ partNumber, etag: res.headers.get('etag')! });
-    }
-    return { uploadId, parts };
-  }
+  const partsUploaded = (path: string, bytes: Buffer, partSize = 5 * MiB) => uploadParts(server.url, path, bytes, partSize);
   const complete = (path: string, upload: { uploadId: string; parts: unknown }) =>
     fetch(`${server.url}/uploads/${path}?uploadId=${encodeURIComponent(upload.uploadId)}`, {
       method: 'POST',

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { stateFileOf } from '../../src/client/multipart-upload.js';
+import { partsUploaded } from '../helpers/parts-upload.js';
 import { RecordingProxy } from '../helpers/recording-proxy.js';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
@@ -46,22 +47,6 @@ async function tempFiles(home: string): Promise<string[]> {
 }
 
 /** Opens an upload, PUTs `bytes` as its parts (`partSize` each), answers the id and the parts' ETags. */
-async function partsUploaded(base: string, path: string, bytes: Buffer, partSize: number) {
-  const start = await fetch(`${base}/uploads/${path}`, { method: 'POST' });
-  expect(start.status).toBe(200);
-  const { uploadId } = (await start.json()) as { uploadId: string };
-  const count = Math.ceil(bytes.length / partSize);
-  const list = Array.from({ length: count }, (_, i) => i + 1).join(',');
-  const answer = (await (await fetch(`${base}/uploads/${path}?uploadId=${uploadId}&parts=${list}`)).json()) as { parts: { partNumber: number; url: string }[] };
-  const parts: { partNumber: number; etag: string }[] = [];
-  for (const { partNumber, url } of answer.parts) {
-    const res = await fetch(url, { method: 'PUT', body: bytes.subarray((partNumber - 1) * partSize, partNumber * partSize), headers: { 'Content-Type': '' } });
-    expect(res.status).toBe(200);
-    parts.push({ partNumber, etag: res.headers.get('etag')! });
-  }
-  return { uploadId, parts };
-}
-
 const complete = (base: string, path: string, uploadId: string, parts: unknown) =>
   fetch(`${base}/uploads/${path}?uploadId=${uploadId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ parts }) });
 

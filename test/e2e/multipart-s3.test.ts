@@ -7,6 +7,7 @@ import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } f
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
+import { partsUploaded as uploadParts } from '../helpers/parts-upload.js';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
 const MiB = 1024 * 1024;
@@ -27,23 +28,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`uploads in parts on ${PRODUCTION_BAC
   const stored = async (key: string) =>
     Buffer.from(await (await backends.rgw.client.send(new GetObjectCommand({ Bucket: backends.bucket, Key: key }))).Body!.transformToByteArray());
 
-  async function partsUploaded(path: string, bytes: Buffer, partSize: number) {
-    const start = await fetch(`${server.url}/uploads/${path}?size=${bytes.length}`, { method: 'POST' });
-    expect(start.status).toBe(200);
-    const { uploadId } = (await start.json()) as { uploadId: string };
-    const count = Math.ceil(bytes.length / partSize);
-    const list = Array.from({ length: count }, (_, i) => i + 1).join(',');
-    const answer = (await (await fetch(`${server.url}/uploads/${path}?uploadId=${encodeURIComponent(uploadId)}&parts=${list}`)).json()) as {
-      parts: { partNumber: number; url: string }[];
-    };
-    const parts: { partNumber: number; etag: string }[] = [];
-    for (const { partNumber, url } of answer.parts) {
-      const res = await fetch(url, { method: 'PUT', body: bytes.subarray((partNumber - 1) * partSize, partNumber * partSize) });
-      expect(res.status).toBe(200);
-      parts.push({ partNumber, etag: res.headers.get('etag')! });
-    }
-    return { uploadId, parts };
-  }
+  const partsUploaded = (path: string, bytes: Buffer, partSize: number) => uploadParts(server.url, path, bytes, partSize);
   const complete = (path: string, uploadId: string, parts: unknown) =>
     fetch(`${server.url}/uploads/${path}?uploadId=${encodeURIComponent(uploadId)}`, {
       method: 'POST',

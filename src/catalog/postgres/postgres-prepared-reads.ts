@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { backendFailure } from '../../errors/index.js';
 import type { CatalogDialect } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
-import { afterOf, numbered, whereOf } from '../filter-sql.js';
+import { numbered, pageSql, whereOf } from '../filter-sql.js';
 import { hashKey, keyIdOf, sameHash, type KeyCheck, type KeyStore } from '../key-store.js';
 import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
 import { KyselyKeyStore } from '../kysely-key-store.js';
@@ -71,13 +71,7 @@ export class PostgresCatalog extends KyselyCatalog {
     const sort = options.sort ?? DEFAULT_SORT;
     const limit = options.limit ?? Infinity;
     const page = async (after: QueryPosition | undefined, size: number): Promise<FileRecord[]> => {
-      const params: unknown[] = [];
-      const where = whereOf(filter, params);
-      if (after) where.push(afterOf(sort, after, params));
-      const direction = sort.descending ? 'DESC' : 'ASC';
-      const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
-      params.push(size);
-      const text = `SELECT ${COLUMNS} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
+      const { text, params } = pageSql(COLUMNS, filter, sort, after, size);
       return (await this.rows<Row>(text, params)).map(toRecord);
     };
     return new RecordPages(async function* () {

@@ -8,7 +8,7 @@ import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
 import { KyselyKeyStore } from '../kysely-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
 import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
-import { afterOf, whereOf } from '../filter-sql.js';
+import { pageSql, whereOf } from '../filter-sql.js';
 import { RecordPages } from '../record-pages.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
@@ -191,13 +191,8 @@ export class SqliteCatalog extends KyselyCatalog {
     const sort = options.sort ?? DEFAULT_SORT;
     const limit = options.limit ?? Infinity;
     const statementFor = (columns: string, after: QueryPosition | undefined, size: number) => {
-      const params: unknown[] = [];
-      const where = whereOf(filter, params);
-      if (after) where.push(afterOf(sort, after, params));
-      const direction = sort.descending ? 'DESC' : 'ASC';
-      const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
-      params.push(size);
-      return { statement: this.statement(`SELECT ${columns} FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`).raw(), params };
+      const { text, params } = pageSql(columns, filter, sort, after, size);
+      return { statement: this.statement(text).raw(), params };
     };
     /** Pages of whatever `read` makes of a page; `position` says where the next page starts. */
     const walk = <T>(read: (after: QueryPosition | undefined, size: number) => T[], position: (item: T) => QueryPosition) =>
