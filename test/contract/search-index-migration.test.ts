@@ -1,0 +1,202 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syntheticRecords, type Catalog, type CoverageDay, type FileRecord, type QueryFilter } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { KyselyCatalog } from '../../src/catalog/kysely-catalog.js';
+import { IMAP_MISSION } from '../../src/mission/mission-config.js';
+import { TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
+
+/**
+ * Migration 0007 on a catalog that already holds records: the search index
+ * (instrument, data_level, start_date) is replaced by files_search, which holds every column;
+ * the answers stay those the records call for.
+ */
+
+/** Records i of the synthetic series with the same products and days again every `ROUND` records. */
+const ROUND = 12 * 7 * 3650;
+const records: FileRecord[] = [
+  ...syntheticRecords(IMAP_MISSION, 3000), // sci v00-00
+  ...syntheticRecords(IMAP_MISSION, 3000, ROUND), // burst v00-00
+  ...syntheticRecords(IMAP_MISSION, 2000, 4 * ROUND), // sci v00-01 of the first 2000
+  ...syntheticRecords(IMAP_MISSION, 700, 8 * ROUND), // sci v00-02 of the first 700
+].map((r, i) => (i % 5 === 0 ? { ...r, uploader: 'swe-pipeline' } : r));
+
+/** What a filter of these shapes must answer, from the records themselves, in path order. */
+function expected(filter: QueryFilter): FileRecord[] {
+  const product = (r: FileRecord) => `${r.instrument} ${r.data_level} ${r.descriptor} ${r.start_date}`;
+  const latest = new Map<string, string>();
+  for (const r of records) if ((latest.get(product(r)) ?? '') < r.version) latest.set(product(r), r.version);
+  return records
+    .filter(
+      (r) =>
+        (filter.instrument === undefined || r.instrument === filter.instrument) &&
+        (filter.data_level === undefined || r.data_level === filter.data_level) &&
+        (filter.descriptor === undefined || r.descriptor === filter.descriptor) &&
+        (filter.start_date === undefined || r.start_date >= filter.start_date) &&
+        (filter.end_date === undefined || r.start_date <= filter.end_date) &&
+        (filter.version !== 'latest' || latest.get(product(r)) === r.version),
+    )
+    .sort((a, b) => (a.file_path < b.file_path ? -1 : 1));
+}
+
+function expectedCoverage(filter: QueryFilter): CoverageDay[] {
+  const days = new Map<string, CoverageDay>();
+  for (const r of expected(filter)) {
+    const key = `${r.instrument}\u0000${r.data_level}\u0000${r.start_date}`;
+    const day = days.get(key);
+    days.set(key, {
+      instrument: r.instrument,
+      data_level: r.data_level,
+      start_date: r.start_date,
+      end_date: day && day.end_date > r.end_date ? day.end_date : r.end_date,
+      files: (day?.files ?? 0) + 1,
+      size: (day?.size ?? 0) + r.size,
+    });
+  }
+  return [...days.keys()].sort().map((k) => days.get(k)!);
+}
+
+const filters: QueryFilter[] = [
+  { instrument: 'swe', data_level: 'l0', start_date: '20200101', end_date: '20200128' },
+  { instrument: 'ultra-45', data_level: 'l1', start_date: '20200105', end_date: '20200220' },
+  { instrument: 'mag', data_level: 'l0' },
+  { version: 'latest', instrument: 'swe', data_level: 'l0', start_date: '20200101', end_date: '20200128' },
+  { version: 'latest', instrument: 'hit', data_level: 'l1a', descriptor: 'sci' },
+];
+
+/** A catalog as it was before 0007 (the old index, 0007 not recorded), through the engine's own client. */
+interface Rewind {
+  (sql: string[]): Promise<void>;
+}
+
+const backends: { name: string; skip: boolean; open(dir: string): Promise<{ url: string; run: Rewind; indexes(): Promise<string[]>; dispose(): Promise<void> }> }[] = [
+  {
+    name: 'sqlite',
+    skip: false,
+    open: async (dir) => {
+      const file = join(dir, 'catalog.db');
+      const onFile = <T>(use: (db: Database.Database) => T) => {
+        const db = new Database(file);
+        try {
+          return use(db);
+        } finally {
+          db.close();
+        }
+      };
+      return {
+        url: `sqlite:${file}`,
+        run: async (statements) => onFile((db) => statements.forEach((s) => db.exec(s))),
+        indexes: async () =>
+          onFile((db) => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL ORDER BY name").pluck().all() as string[]),
+        dispose: async () => undefined,
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    skip: !TEST_DATABASE_URL,
+    open: async () => {
+      const schema = testSchema();
+      const onSchema = async <T>(use: (client: pg.Client) => Promise<T>) => {
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        try {
+          await client.query(`set search_path to "${schema.schema}"`);
+          return await use(client);
+        } finally {
+          await client.end();
+        }
+      };
+      return {
+        url: schema.url,
+        run: (statements) =>
+          onSchema(async (client) => {
+            for (const s of statements) await client.query(s);
+          }),
+        indexes: () =>
+          onSchema(async (client) => {
+            const { rows } = await client.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname', [
+              schema.schema,
+              'files',
+            ]);
+            return rows.map((r) => r.indexdef.replace(` ON "${schema.schema}".files`, ' ON files').replace(` ON ${schema.schema}.files`, ' ON files'));
+          }),
+        dispose: () => schema.drop(),
+      };
+    },
+  },
+];
+
+describe.each(backends)('$name: migration 0007 (files_search) on a catalog with records', ({ name, skip, open }) => {
+  let dir: string;
+  let subject: Awaited<ReturnType<(typeof backends)[number]['open']>>;
+  let catalog: Catalog;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sdc-search-index-'));
+    if (skip) return;
+    subject = await open(dir);
+    const first = await openCatalog(subject.url);
+    expect(await first.insertMany(records)).toBe(records.length);
+    await first.close();
+    // Back to the schema of 0006, with planner statistics as a catalog of that time has them.
+    await subject.run([
+      'DROP INDEX files_search',
+      'CREATE INDEX files_instrument_level_start ON files (instrument, data_level, start_date)',
+      "DELETE FROM kysely_migration WHERE name = '0007-covering-search-index'",
+      'ANALYZE files',
+    ]);
+    catalog = await openCatalog(subject.url);
+  });
+
+  afterAll(async () => {
+    if (!skip) {
+      await catalog.close();
+      await subject.dispose();
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(skip)('replaces files_instrument_level_start with files_search, every other index kept', async () => {
+    const indexes = await subject.indexes();
+    if (name === 'sqlite') {
+      expect(indexes).toEqual(['files_descriptor', 'files_ingestion', 'files_product_version', 'files_search', 'files_start_date']);
+    } else {
+      expect(indexes).toEqual([
+        'CREATE INDEX files_descriptor ON files USING btree (descriptor, file_path)',
+        'CREATE INDEX files_ingestion ON files USING btree (ingestion_date, file_path)',
+        'CREATE UNIQUE INDEX files_pkey ON files USING btree (file_path)',
+        'CREATE INDEX files_product_version ON files USING btree (instrument, data_level, descriptor, start_date, version)',
+        'CREATE INDEX files_search ON files USING btree (instrument, data_level, start_date, descriptor, version) INCLUDE (file_path, end_date, extension, ingestion_date, size, sha256, uploader)',
+        'CREATE INDEX files_start_date ON files USING btree (start_date)',
+      ]);
+    }
+  });
+
+  it.skipIf(skip)('answers what the records call for: queries, counts, coverage', async () => {
+    for (const filter of filters) {
+      const want = expected(filter);
+      expect(want.length, JSON.stringify(filter)).toBeGreaterThan(0);
+      const got: FileRecord[] = [];
+      for await (const r of catalog.query(filter)) got.push(r);
+      expect(got, JSON.stringify(filter)).toEqual(want);
+      expect(await catalog.count(filter)).toBe(want.length);
+      const days: CoverageDay[] = [];
+      for await (const day of catalog.coverage(filter)) days.push(day);
+      expect(days, JSON.stringify(filter)).toEqual(expectedCoverage(filter));
+    }
+  });
+
+  it.skipIf(name !== 'sqlite')('reads the search from files_search alone, with its statistics', async () => {
+    const plan = (await (catalog as KyselyCatalog).explain(filters[0]!)).join(' / ');
+    expect(plan).toContain('COVERING INDEX files_search');
+    const db = new Database(join(dir, 'catalog.db'), { readonly: true });
+    const stat = db.prepare("SELECT stat FROM sqlite_stat1 WHERE idx = 'files_search'").pluck().get() as string | undefined;
+    db.close();
+    expect(Number(stat?.split(' ')[0])).toBe(records.length);
+  });
+});
