@@ -24,8 +24,48 @@ export class RecordPages implements AsyncIterable<FileRecord> {
     return this.jsonSource?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<FileRecord> {
-    for await (const page of this.source()) yield* page;
+  /**
+   * Record by record: a resolved promise per record while a page lasts, where an async
+   * generator would take several promises and turns of the event loop for each (~0.1 ms of a
+   * 900-record answer). Calls made before the previous one settled wait for it.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<FileRecord> {
+    const pages = this.source()[Symbol.asyncIterator]();
+    let page: readonly FileRecord[] = [];
+    let at = 0;
+    let done = false;
+    let pending: Promise<IteratorResult<FileRecord>> | undefined;
+    const fill = async (): Promise<IteratorResult<FileRecord>> => {
+      while (!done) {
+        const next = await pages.next();
+        if (next.done) break;
+        page = next.value;
+        at = 0;
+        if (page.length > 0) return { done: false, value: page[at++]! };
+      }
+      done = true;
+      return { done: true, value: undefined };
+    };
+    const next = (): Promise<IteratorResult<FileRecord>> => {
+      if (pending) return pending.then(next, next);
+      if (at < page.length) return Promise.resolve({ done: false, value: page[at++]! });
+      if (done) return Promise.resolve({ done: true, value: undefined });
+      const filling = fill().finally(() => {
+        if (pending === filling) pending = undefined;
+      });
+      pending = filling;
+      return filling;
+    };
+    return {
+      next,
+      // A consumer that stops early (break, throw) lets the pages go, as a generator would.
+      return: async () => {
+        done = true;
+        page = [];
+        await pages.return?.();
+        return { done: true, value: undefined };
+      },
+    };
   }
 }
 
