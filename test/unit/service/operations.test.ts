@@ -193,8 +193,11 @@ describe('reconcile', () => {
     const known = paths.filter((_, i) => i % 10 === 0);
     for (const path of known) await t.ctx.catalog.insert({ ...(await recordAt(path)), sha256: 'cd'.repeat(32) });
     const logged: string[] = [];
-    const log = t.ctx.log.child({});
-    log.info = ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof log.info;
+    const log: typeof t.ctx.log = {
+      error: t.ctx.log.error.bind(t.ctx.log),
+      warn: t.ctx.log.warn.bind(t.ctx.log),
+      info: ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof t.ctx.log.info,
+    };
     const progress: number[] = [];
     expect(await reconcile({ ...t.ctx, log }, { onProgress: (p) => progress.push(p.indexed) })).toEqual({ indexed: 2250, skipped: 1, missing: [], refused: 0, deferred: 0 });
     expect(progress.at(-1)).toBe(2250);
@@ -229,8 +232,11 @@ describe('reconcile', () => {
       return catalog.insertMany(records);
     };
     const logged: string[] = [];
-    const log = t.ctx.log.child({});
-    log.info = ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof log.info;
+    const log: typeof t.ctx.log = {
+      error: t.ctx.log.error.bind(t.ctx.log),
+      warn: t.ctx.log.warn.bind(t.ctx.log),
+      info: ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof t.ctx.log.info,
+    };
     const report = await reconcile({ ...t.ctx, catalog: racing, log });
     expect(report).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0, deferred: 0 });
     expect(logged).toEqual([PATH]);
