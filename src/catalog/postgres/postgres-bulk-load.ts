@@ -118,10 +118,11 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       for (const definition of setAside) await c.query(definition);
     }
     await c.query('COMMIT');
-    await c.query(`DROP TABLE ${STAGING}`);
-    // As after insertMany: statistics now rather than when autovacuum comes by. Only an
-    // optimization: the records are committed whatever becomes of it.
+    // The records are committed: what follows cannot fail the load. As after insertMany,
+    // statistics now rather than when autovacuum comes by; the staging table is dropped (or
+    // goes with the connection, dropped if this fails).
     try {
+      await c.query(`DROP TABLE ${STAGING}`);
       const rows = await rowsOf(c, true);
       if (inserted > 0 && (rows < 0 || inserted >= 0.1 * rows)) await c.query('ANALYZE files');
     } catch {
