@@ -18,6 +18,15 @@ export interface Catalog {
   insert(record: FileRecord): Promise<'inserted' | 'exists'>;
   /** Inserts many records in as few transactions as the backend allows; returns how many were new. */
   insertMany(records: readonly FileRecord[]): Promise<number>;
+  /**
+   * Loads a stream of records (a seed, a catalog rebuilt from its store): the same answer as
+   * insertMany over all of them (a path already stored, or given twice, is left as first
+   * written; the count of new ones returned), in one session, so that a load larger than the
+   * table builds the secondary indexes and the planner statistics once, at its end. A load
+   * that fails or is interrupted keeps every index: the records committed before its
+   * indexes were set aside stay, the rest are rolled back.
+   */
+  bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number>;
   get(filePath: string): Promise<FileRecord | undefined>;
   /**
    * Matching records in the requested order (default file_path), starting after

@@ -20,6 +20,9 @@ export const QUERY_PAGE_SIZE = 1000;
 /** Rows per multi-row INSERT (12 parameters each; SQLite allows 32766 per statement). */
 const INSERT_BATCH = 500;
 
+/** Records per transaction of the shared bulkLoad. */
+const BULK_CHUNK = 10_000;
+
 /**
  * The catalog's queries, written once with Kysely; the sqlite and postgres adapters
  * only open a connection and hand it over.
@@ -73,6 +76,20 @@ export class KyselyCatalog implements Catalog {
       }
       return inserted;
     }));
+  }
+
+  /** Without a bulk path of the backend's own: insertMany a chunk at a time. */
+  async bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+    let inserted = 0;
+    let chunk: FileRecord[] = [];
+    for await (const record of records) {
+      chunk.push(record);
+      if (chunk.length === BULK_CHUNK) {
+        inserted += await this.insertMany(chunk);
+        chunk = [];
+      }
+    }
+    return inserted + (await this.insertMany(chunk));
   }
 
   get(filePath: string): Promise<FileRecord | undefined> {

@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import { syntheticRecords, type FileRecord } from '../catalog/index.js';
+import { syntheticRecords } from '../catalog/index.js';
 import { openCatalog } from '../catalog/open-catalog.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { loadMissionConfig } from '../mission/index.js';
 import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';
-
-/**
- * Records per transaction: large enough to amortise commits (and, on SQLite, for the first
- * batch into an empty catalog to build its indexes after the load), small enough to stay flat.
- */
-const SEED_BATCH = 100_000;
 
 interface SeedFlags extends ServerSettings {
   count: string;
@@ -41,15 +35,8 @@ export function registerSeedCommand(program: Command): void {
       const started = process.hrtime.bigint();
       let inserted = 0;
       try {
-        let batch: FileRecord[] = [];
-        for (const record of syntheticRecords(loadMissionConfig(config.missionConfig), count, first)) {
-          batch.push(record);
-          if (batch.length === SEED_BATCH) {
-            inserted += await catalog.insertMany(batch);
-            batch = [];
-          }
-        }
-        inserted += await catalog.insertMany(batch);
+        // One bulk load: a seed larger than the catalog builds its indexes once, at the end.
+        inserted = await catalog.bulkLoad(syntheticRecords(loadMissionConfig(config.missionConfig), count, first));
       } finally {
         await catalog.close();
       }

@@ -1,4 +1,4 @@
-import { recordFor } from '../catalog/index.js';
+import { recordFor, type FileRecord } from '../catalog/index.js';
 import { resolveRequestPath } from '../mission/index.js';
 import type { ObjectDigest } from '../store/index.js';
 import type { ServiceContext } from './service-context.js';
@@ -14,6 +14,18 @@ export type IngestResult = 'indexed' | 'exists' | 'skipped';
  * name the upload address was made for, when there was one.
  */
 export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDigest, uploader?: string): Promise<IngestResult> {
+  const record = await recordToIngest(ctx, key, digest, uploader);
+  if (typeof record === 'string') return record;
+  const result = await ctx.catalog.insert(record);
+  if (result === 'inserted') logIndexed(ctx, record);
+  return result === 'inserted' ? 'indexed' : 'exists';
+}
+
+/**
+ * What ingest would insert for a stored object: its record, or why there is none (the key
+ * breaks the rules, or has a record already that needs nothing).
+ */
+export async function recordToIngest(ctx: ServiceContext, key: string, digest?: ObjectDigest, uploader?: string): Promise<FileRecord | 'exists' | 'skipped'> {
   const resolved = resolveRequestPath(key, ctx.mission);
   if (resolved.kind !== 'file' || resolved.path !== key) {
     ctx.log.warn({ key }, 'ingest: object key is not a valid stored path; not indexed');
@@ -26,8 +38,36 @@ export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDi
   const { size, sha256 } = digested;
   // S3 keeps the uploader with the object (x-amz-meta-uploader), whoever indexes it.
   uploader ??= digested.uploader;
-  const record = recordFor(resolved.name, { ingestion_date: new Date().toISOString(), size, sha256, uploader });
-  const result = await ctx.catalog.insert(record);
-  if (result === 'inserted') ctx.log.info({ file_path: key, size, sha256, uploader }, 'indexed');
-  return result === 'inserted' ? 'indexed' : 'exists';
+  return recordFor(resolved.name, { ingestion_date: new Date().toISOString(), size, sha256, uploader });
+}
+
+/**
+ * Records made by recordToIngest, inserted together (one insertMany: the catalog's bulk path);
+ * each counts and is logged as ingest would. When some paths got a record meanwhile (another
+ * writer), each of these is looked at on its own: indexed if the stored record is ours, and
+ * otherwise given to insert, which fills a missing uploader as ingest's insert does.
+ * Returns how many were indexed.
+ */
+export async function ingestRecords(ctx: ServiceContext, records: readonly FileRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const inserted = await ctx.catalog.insertMany(records);
+  if (inserted === records.length) {
+    for (const record of records) logIndexed(ctx, record);
+    return inserted;
+  }
+  let indexed = 0;
+  for (const record of records) {
+    const stored = await ctx.catalog.get(record.file_path);
+    if (stored && stored.ingestion_date === record.ingestion_date && stored.sha256 === record.sha256 && stored.size === record.size) {
+      indexed++;
+      logIndexed(ctx, record);
+    } else if (record.uploader !== undefined) {
+      await ctx.catalog.insert(record);
+    }
+  }
+  return indexed;
+}
+
+function logIndexed(ctx: ServiceContext, { file_path, size, sha256, uploader }: FileRecord): void {
+  ctx.log.info({ file_path, size, sha256, uploader }, 'indexed');
 }

@@ -1,4 +1,5 @@
-import { ingest } from './ingest.js';
+import type { FileRecord } from '../catalog/index.js';
+import { ingestRecords, recordToIngest } from './ingest.js';
 import { ingestAllStaged } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -43,6 +44,14 @@ export interface ReconcileProgress {
 const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
+ * New records are inserted together, at most this many at once (one bulk insert, one
+ * transaction), or what came in the last INDEX_EVERY_MS: a run that digests slowly still
+ * indexes as it goes, and a crash loses at most that much of its work (the next run redoes it).
+ */
+const INDEX_BATCH = 1000;
+const INDEX_EVERY_MS = 1000;
+
+/**
  * Brings store and catalog into agreement: every object gets a record; records
  * without objects are reported. Both sides are read in key order, a page at a time,
  * and merged, so a run costs a listing and a catalog scan rather than a lookup per
@@ -85,18 +94,31 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
   if (staged.refused > 0) ctx.log.warn({ count: staged.refused }, 'reconcile: staged uploads refused (their names held other files)');
   if (staged.deferred > 0) ctx.log.warn({ count: staged.deferred }, 'reconcile: staged uploads left waiting (another promotion held their names; the next run promotes them)');
 
+  let pending: FileRecord[] = [];
+  let pendingSince = 0;
+  const indexPending = async () => {
+    const batch = pending;
+    pending = [];
+    indexed += await ingestRecords(ctx, batch);
+  };
   for await (const object of ctx.store.list()) {
     objects++;
     while (!record.done && byteOrder(record.value, object.key) < 0) await checkRecord(record.value);
     if (!record.done && record.value === object.key) {
       await nextRecord();
     } else {
-      const result = await ingest(ctx, object.key);
-      if (result === 'indexed') indexed++;
-      else if (result === 'skipped') skipped++;
+      const result = await recordToIngest(ctx, object.key);
+      if (result === 'skipped') skipped++;
+      else if (result !== 'exists') {
+        if (pending.length === 0) pendingSince = Date.now();
+        pending.push(result);
+      }
+      if (pending.length >= INDEX_BATCH || (pending.length > 0 && Date.now() - pendingSince >= INDEX_EVERY_MS)) await indexPending();
     }
     report();
   }
+  await indexPending();
+  report();
   while (!record.done) await checkRecord(record.value);
 
   if (missingCount > 0) ctx.log.warn({ count: missingCount, first: firstMissing }, 'reconcile: records without objects');

@@ -13,6 +13,7 @@ import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-op
 import { RecordPages } from '../record-pages.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
+import { postgresBulkLoad } from './postgres-bulk-load.js';
 
 /**
  * A named statement: pg prepares it once on each pooled connection and then only binds and
@@ -146,6 +147,11 @@ export class PostgresCatalog extends KyselyCatalog {
       client.release(broken);
       return inserted;
     });
+  }
+
+  /** COPY through a staging table, indexes built once for a load larger than the table (postgres-bulk-load.ts). */
+  override bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+    return postgresBulkLoad(this.pool, records);
   }
 
   override keys(): KeyStore {

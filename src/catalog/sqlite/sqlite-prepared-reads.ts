@@ -10,6 +10,8 @@ import type { QueryFilter } from '../query-filter.js';
 import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
 import { pageSql, whereOf } from '../filter-sql.js';
 import { RecordPages } from '../record-pages.js';
+import { byPath } from '../bulk-load-pieces.js';
+import { sqliteBulkLoad } from './sqlite-bulk-load.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
 
@@ -24,7 +26,7 @@ const JSON_RECORD = `CASE WHEN uploader IS NULL THEN json_object(${JSON_FIELDS})
 const BULK_ROWS = 100;
 
 /** Smallest bulk load that rebuilds the secondary indexes instead of updating them row by row. */
-const REBUILD_AT = 20_000;
+export const REBUILD_AT = 20_000;
 
 /** Below this many rows the planner needs no statistics: a scan is already cheap. */
 const ANALYZE_AT = 10_000;
@@ -34,7 +36,7 @@ const ANALYZE_AT = 10_000;
  * itself unless rows were deleted). count(*) would read a whole index, about a second at ten
  * million rows.
  */
-function rowsAtMost(db: Database): number {
+export function rowsAtMost(db: Database): number {
   return Number(db.prepare('SELECT max(rowid) FROM files').pluck().get() ?? 0);
 }
 
@@ -60,6 +62,54 @@ export function analyzeIfStale(db: Database): void {
   const analyzed = stat === undefined ? 0 : Number(stat.split(' ')[0]);
   if (analyzed > 0 && rows < 2 * analyzed && 2 * rows > analyzed) return;
   db.exec('ANALYZE files');
+}
+
+/** The secondary indexes of the files table as the database has them (their SQL kept), dropped. */
+export function setIndexesAside(db: Database): { name: string; sql: string }[] {
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+  for (const index of indexes) db.exec(`DROP INDEX "${index.name.replace(/"/g, '""')}"`);
+  return indexes;
+}
+
+/**
+ * Inserts records (sorted by path by the caller) with prepared multi-row INSERTs, ON
+ * CONFLICT DO NOTHING; returns how many were new. One parameter array per statement, filled
+ * in place (no array per record). `prepare` may keep the statements.
+ */
+export function rowInserter(db: Database, prepare: (source: string) => Statement = (source) => db.prepare(source)): (sorted: readonly FileRecord[]) => number {
+  const row = `(${new Array(12).fill('?').join(',')})`;
+  const statementOf = (rows: number) => prepare(`INSERT INTO files (${COLUMNS}) VALUES ${new Array(rows).fill(row).join(',')} ON CONFLICT DO NOTHING`);
+  const many = statementOf(BULK_ROWS);
+  const one = statementOf(1);
+  const params: unknown[] = new Array(12 * BULK_ROWS);
+  const single: unknown[] = new Array(12);
+  const put = (r: FileRecord, into: unknown[], at: number) => {
+    into[at] = r.file_path;
+    into[at + 1] = r.instrument;
+    into[at + 2] = r.data_level;
+    into[at + 3] = r.descriptor;
+    into[at + 4] = r.start_date;
+    into[at + 5] = r.end_date;
+    into[at + 6] = r.version;
+    into[at + 7] = r.extension;
+    into[at + 8] = r.ingestion_date;
+    into[at + 9] = r.size;
+    into[at + 10] = r.sha256;
+    into[at + 11] = r.uploader ?? null;
+  };
+  return (sorted) => {
+    let inserted = 0;
+    let i = 0;
+    for (; i + BULK_ROWS <= sorted.length; i += BULK_ROWS) {
+      for (let j = 0; j < BULK_ROWS; j++) put(sorted[i + j]!, params, 12 * j);
+      inserted += many.run(params).changes;
+    }
+    for (; i < sorted.length; i++) {
+      put(sorted[i]!, single, 0);
+      inserted += one.run(single).changes;
+    }
+    return inserted;
+  };
 }
 
 /** Statements kept per SQL text (a shape has one text): bounded, least recently used dropped. */
@@ -103,45 +153,14 @@ export class SqliteCatalog extends KyselyCatalog {
 
   private bulkInsert(writer: Database, records: readonly FileRecord[]): number {
     if (records.length === 0) return 0;
-    const sorted = [...records].sort((a, b) => (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0));
-    const many = this.insertStatement(writer, BULK_ROWS);
-    const one = this.insertStatement(writer, 1);
-    // One parameter array per statement, filled in place (no array per record).
-    const params: unknown[] = new Array(12 * BULK_ROWS);
-    const single: unknown[] = new Array(12);
-    const put = (r: FileRecord, into: unknown[], at: number) => {
-      into[at] = r.file_path;
-      into[at + 1] = r.instrument;
-      into[at + 2] = r.data_level;
-      into[at + 3] = r.descriptor;
-      into[at + 4] = r.start_date;
-      into[at + 5] = r.end_date;
-      into[at + 6] = r.version;
-      into[at + 7] = r.extension;
-      into[at + 8] = r.ingestion_date;
-      into[at + 9] = r.size;
-      into[at + 10] = r.sha256;
-      into[at + 11] = r.uploader ?? null;
-    };
+    const sorted = [...records].sort(byPath);
+    const insert = rowInserter(writer, (source) => this.statement(source, writer));
     return writer.transaction(() => {
       // A load larger than what is there already: drop the secondary indexes, fill the table,
       // build them again in one pass each (far cheaper than as many random inserts), all in
       // this transaction, so readers see the old table, indexes included, until it commits.
-      const rebuild = sorted.length >= REBUILD_AT && sorted.length > rowsAtMost(writer);
-      const indexes = rebuild
-        ? (writer.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL").all() as { name: string; sql: string }[])
-        : [];
-      for (const index of indexes) writer.exec(`DROP INDEX "${index.name.replace(/"/g, '""')}"`);
-      let inserted = 0;
-      let i = 0;
-      for (; i + BULK_ROWS <= sorted.length; i += BULK_ROWS) {
-        for (let j = 0; j < BULK_ROWS; j++) put(sorted[i + j]!, params, 12 * j);
-        inserted += many.run(params).changes;
-      }
-      for (; i < sorted.length; i++) {
-        put(sorted[i]!, single, 0);
-        inserted += one.run(single).changes;
-      }
+      const indexes = sorted.length >= REBUILD_AT && sorted.length > rowsAtMost(writer) ? setIndexesAside(writer) : [];
+      const inserted = insert(sorted);
       for (const index of indexes) writer.exec(index.sql);
       // A load that doubled the table (a seed, a reconcile of a store full of unindexed files).
       analyzeIfStale(writer);
@@ -149,9 +168,15 @@ export class SqliteCatalog extends KyselyCatalog {
     })();
   }
 
-  private insertStatement(writer: Database, rows: number): Statement {
-    const row = `(${new Array(12).fill('?').join(',')})`;
-    return this.statement(`INSERT INTO files (${COLUMNS}) VALUES ${new Array(rows).fill(row).join(',')} ON CONFLICT DO NOTHING`, writer);
+  /**
+   * A load through a connection of its own (see sqlite-bulk-load.ts), so that its long
+   * transaction never takes in other writes of this process; an in-memory catalog has only
+   * its one connection and loads through insertMany.
+   */
+  override bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+    const writer = this.writer;
+    if (!writer || writer.memory) return super.bulkLoad(records);
+    return sqliteBulkLoad(writer.name, records);
   }
 
   private statement(source: string, on: Database = this.reader): Statement {

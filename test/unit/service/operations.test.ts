@@ -182,4 +182,65 @@ describe('reconcile', () => {
     expect(await t.ctx.catalog.get(PATH)).toMatchObject({ size: 3, sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' });
     expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0, deferred: 0 });
   });
+
+  it('indexes many objects in batches, each one logged, beside records it already has and names it skips', async () => {
+    const { syntheticRecords } = await import('../../../src/catalog/index.js');
+    const { IMAP_MISSION } = await import('../../../src/mission/index.js');
+    const paths = [...syntheticRecords(IMAP_MISSION, 2500)].map((r) => r.file_path);
+    for (const path of paths) await t.store.write(path, Readable.from([Buffer.from(path)]));
+    await t.store.write('imap/swe/l1a/2024/01/notes.txt', Readable.from([Buffer.from('x')]));
+    // Every tenth already has its record (with other bytes: left as it is).
+    const known = paths.filter((_, i) => i % 10 === 0);
+    for (const path of known) await t.ctx.catalog.insert({ ...(await recordAt(path)), sha256: 'cd'.repeat(32) });
+    const logged: string[] = [];
+    const log: typeof t.ctx.log = {
+      error: t.ctx.log.error.bind(t.ctx.log),
+      warn: t.ctx.log.warn.bind(t.ctx.log),
+      info: ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof t.ctx.log.info,
+    };
+    const progress: number[] = [];
+    expect(await reconcile({ ...t.ctx, log }, { onProgress: (p) => progress.push(p.indexed) })).toEqual({ indexed: 2250, skipped: 1, missing: [], refused: 0, deferred: 0 });
+    expect(progress.at(-1)).toBe(2250);
+    expect(new Set(logged)).toEqual(new Set(paths.filter((_, i) => i % 10 !== 0)));
+    expect(logged).toHaveLength(2250);
+    expect(await t.ctx.catalog.count({})).toBe(2500);
+    expect(await t.ctx.catalog.get(paths[1]!)).toMatchObject({ size: paths[1]!.length });
+    expect((await t.ctx.catalog.get(known[3]!))?.sha256).toBe('cd'.repeat(32));
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 1, missing: [], refused: 0, deferred: 0 });
+
+    async function recordAt(path: string) {
+      const { recordFor } = await import('../../../src/catalog/index.js');
+      const { resolveRequestPath } = await import('../../../src/mission/index.js');
+      const resolved = resolveRequestPath(path, IMAP_MISSION);
+      if (resolved.kind !== 'file') throw new Error(path);
+      return recordFor(resolved.name, { ingestion_date: '2024-01-01T00:00:00.000Z', size: 1, sha256: 'ab'.repeat(32) });
+    }
+  });
+
+  it('counts and logs as indexed only what it wrote when another writer indexes some of a batch first', async () => {
+    const { Readable: R } = await import('node:stream');
+    const other = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
+    await t.store.write(PATH, R.from([Buffer.from('abc')]));
+    await t.store.write(other, R.from([Buffer.from('abcd')]));
+    // Another writer (a reader's download indexing it, without an uploader) gets in between
+    // reconcile's digest and its batch insert.
+    const catalog = t.ctx.catalog;
+    const racing = Object.create(catalog) as typeof catalog;
+    racing.insertMany = async (records) => {
+      const mine = records.find((r) => r.file_path === other)!;
+      await catalog.insert({ ...mine, ingestion_date: '2020-01-01T00:00:00.000Z' });
+      return catalog.insertMany(records);
+    };
+    const logged: string[] = [];
+    const log: typeof t.ctx.log = {
+      error: t.ctx.log.error.bind(t.ctx.log),
+      warn: t.ctx.log.warn.bind(t.ctx.log),
+      info: ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof t.ctx.log.info,
+    };
+    const report = await reconcile({ ...t.ctx, catalog: racing, log });
+    expect(report).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0, deferred: 0 });
+    expect(logged).toEqual([PATH]);
+    expect(await catalog.get(PATH)).toMatchObject({ size: 3 });
+    expect(await catalog.get(other)).toMatchObject({ size: 4, ingestion_date: '2020-01-01T00:00:00.000Z' });
+  });
 });

@@ -1,0 +1,162 @@
+import { once } from 'node:events';
+import type pg from 'pg';
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
+import { backendFailure } from '../../errors/index.js';
+import { piecesOf } from '../bulk-load-pieces.js';
+import type { FileRecord } from '../file-record.js';
+import { RECORD_COLUMNS as COLUMNS } from '../record-row.js';
+
+/** Records turned into COPY text at once: few enough to die young. */
+const PIECE = 1000;
+
+/** Records staged (COPY) before they are moved into the table: about 5 MB, within the default temp_buffers (8 MB). */
+const STAGE_ROWS = 20_000;
+
+/** While the secondary indexes are kept (a load smaller than the table), commit this often. */
+const COMMIT_EVERY = 100_000;
+
+/** Smallest load that builds the secondary indexes after it instead of keeping them row by row. */
+const REBUILD_AT = 20_000;
+
+/** The session's staging table: temporary (no WAL, no other session sees it). */
+const STAGING = 'pg_temp.sdc_files_load';
+
+/**
+ * Staged rows into the table with the same ON CONFLICT DO NOTHING as insertMany. In path
+ * order, so the primary key's B-tree is filled in order; ctid (the order they were copied
+ * in: the staging table is only appended to, and emptied by TRUNCATE) breaks ties, so that
+ * of a path given twice the first is kept.
+ */
+const MOVE_STAGED = `INSERT INTO files (${COLUMNS}) SELECT ${COLUMNS} FROM ${STAGING} ORDER BY file_path, ctid ON CONFLICT DO NOTHING`;
+
+/** The text COPY reads: tab-separated, `\N` for null, backslash escapes for what would break a line. */
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const SPECIAL = /[\\\n\r\t]/;
+const text = (value: string) => (SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : value);
+
+function copyLines(records: readonly FileRecord[]): string {
+  let out = '';
+  for (const r of records) {
+    out += `${text(r.file_path)}\t${text(r.instrument)}\t${text(r.data_level)}\t${text(r.descriptor)}\t${text(r.start_date)}\t${text(r.end_date)}\t${text(r.version)}\t${text(r.extension)}\t${text(r.ingestion_date)}\t${r.size}\t${text(r.sha256)}\t${r.uploader === undefined ? '\\N' : text(r.uploader)}\n`;
+  }
+  return out;
+}
+
+/**
+ * A bulk load of a PostgreSQL catalog on one pooled connection. Records are sent with COPY
+ * (text, no statement per row or per array) into a temporary staging table, then moved into
+ * the table by one INSERT ... SELECT ... ON CONFLICT DO NOTHING per STAGE_ROWS. While what
+ * was loaded is smaller than the table was at the start, the indexes are kept and the load
+ * commits every COMMIT_EVERY records. Once it is larger (and at least REBUILD_AT records), the
+ * secondary indexes, as pg_index lists them (constraints' indexes, the primary key, stay), are
+ * dropped and the rest of the load runs in one transaction that builds them again before it
+ * commits: a crash or failure during it rolls back to the last commit, every index included.
+ * Dropping an index locks the table, so readers wait for that transaction: a load that large
+ * is a seed or a catalog rebuilt from its store. Statistics for the planner follow, as after
+ * insertMany.
+ */
+export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+  const source: { error?: unknown } = {};
+  let client: pg.PoolClient | undefined;
+  let failed = false;
+  try {
+    client = await pool.connect();
+    const c = client;
+    await c.query('BEGIN');
+    await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_files_load (LIKE files)`);
+    await c.query(`TRUNCATE ${STAGING}`);
+    const atStart = await rowsOf(c);
+    let given = 0;
+    let inserted = 0;
+    let staged = 0;
+    let sinceCommit = 0;
+    let setAside: string[] | undefined;
+    let copy: { stream: CopyStreamQuery; done: Promise<unknown> } | undefined;
+    const startCopy = () => {
+      const stream = c.query(copyFrom(`COPY ${STAGING} (${COLUMNS}) FROM STDIN`));
+      // Settles when the server has taken the COPY, or refused it (listening from the start,
+      // so that a refusal between two writes is not an unhandled 'error').
+      const done = new Promise((resolve, reject) => {
+        stream.on('finish', resolve);
+        stream.on('error', reject);
+      });
+      done.catch(() => undefined);
+      return { stream, done };
+    };
+    const move = async () => {
+      if (copy) {
+        copy.stream.end();
+        await copy.done;
+        copy = undefined;
+      }
+      if (staged === 0) return;
+      inserted += (await c.query(MOVE_STAGED)).rowCount ?? 0;
+      await c.query(`TRUNCATE ${STAGING}`);
+      staged = 0;
+    };
+    for await (const piece of piecesOf(records, PIECE, source)) {
+      given += piece.length;
+      if (!setAside && given >= REBUILD_AT && given > atStart) {
+        await move(); // the connection runs one statement at a time: the COPY first
+        setAside = await setIndexesAside(c);
+      }
+      copy ??= startCopy();
+      if (!copy.stream.write(copyLines(piece))) await Promise.race([once(copy.stream, 'drain'), copy.done]);
+      staged += piece.length;
+      if (staged >= STAGE_ROWS) await move();
+      if (!setAside && (sinceCommit += piece.length) >= COMMIT_EVERY) {
+        await move();
+        await c.query('COMMIT');
+        await c.query('BEGIN');
+        sinceCommit = 0;
+      }
+    }
+    await move();
+    if (setAside) {
+      // Memory for the index builds' sorts, for this transaction only.
+      await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+      for (const definition of setAside) await c.query(definition);
+    }
+    await c.query('COMMIT');
+    // The records are committed: what follows cannot fail the load. As after insertMany,
+    // statistics now rather than when autovacuum comes by; the staging table is dropped (or
+    // goes with the connection, dropped if this fails).
+    try {
+      await c.query(`DROP TABLE ${STAGING}`);
+      const rows = await rowsOf(c, true);
+      if (inserted > 0 && (rows < 0 || inserted >= 0.1 * rows)) await c.query('ANALYZE files');
+    } catch {
+      failed = true;
+    }
+    return inserted;
+  } catch (err) {
+    // The connection is dropped, not returned: the server rolls back what was not committed,
+    // and the staging table goes with the session.
+    failed = true;
+    if (source.error !== undefined && err === source.error) throw err;
+    throw backendFailure('PostgreSQL catalog', 'insert', err);
+  } finally {
+    client?.release(failed);
+  }
+}
+
+/** Rows in the files table: the planner's estimate when there is one (-1 when never counted, if `estimate`). */
+async function rowsOf(client: pg.PoolClient, estimate = false): Promise<number> {
+  const { rows } = await client.query<{ rows: number }>("SELECT reltuples AS rows FROM pg_class WHERE oid = 'files'::regclass");
+  const rows0 = Number(rows[0]?.rows ?? -1);
+  if (rows0 >= 0 || estimate) return rows0;
+  const counted = await client.query<{ n: string }>('SELECT count(*) AS n FROM files');
+  return Number(counted.rows[0]!.n);
+}
+
+/** Drops the files table's secondary indexes (not those of constraints) and returns their definitions. */
+async function setIndexesAside(client: pg.PoolClient): Promise<string[]> {
+  const { rows } = await client.query<{ schema: string; name: string; definition: string }>(
+    `SELECT n.nspname AS schema, c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE i.indrelid = 'files'::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
+  );
+  const quote = (id: string) => `"${id.replace(/"/g, '""')}"`;
+  for (const index of rows) await client.query(`DROP INDEX ${quote(index.schema)}.${quote(index.name)}`);
+  return rows.map((index) => index.definition);
+}

@@ -1,0 +1,202 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { syntheticRecords, type Catalog, type FileRecord } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { IMAP_MISSION } from '../../src/mission/mission-config.js';
+import { TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
+
+/**
+ * Catalog.bulkLoad on both engines: the same rows as insertMany, nothing stored overwritten,
+ * every index there after it, also when it fails or its process is killed while the indexes
+ * are set aside (loads larger than the table, REBUILD_AT = 20k records and more).
+ */
+interface Subject {
+  readonly url: string;
+  /** The files table's indexes as the database lists them, with their definitions. */
+  indexes(): Promise<string[]>;
+  dispose(): Promise<void>;
+}
+
+const engines: { name: string; skip: boolean; make: () => Promise<Subject> }[] = [
+  {
+    name: 'sqlite',
+    skip: false,
+    make: async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'sdc-bulk-'));
+      const file = join(dir, 'catalog.db');
+      return {
+        url: `sqlite:${file}`,
+        indexes: async () => {
+          const db = new Database(file, { readonly: true });
+          try {
+            return (db.prepare("SELECT name || ': ' || ifnull(sql, '') FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' ORDER BY name").pluck().all() as string[]);
+          } finally {
+            db.close();
+          }
+        },
+        dispose: () => rm(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    skip: !TEST_DATABASE_URL,
+    make: async () => {
+      const schema = testSchema();
+      return {
+        url: schema.url,
+        indexes: async () => {
+          const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+          await client.connect();
+          try {
+            const { rows } = await client.query<{ i: string }>("SELECT indexname || ': ' || indexdef AS i FROM pg_indexes WHERE schemaname = $1 AND tablename = 'files' ORDER BY indexname", [schema.schema]);
+            return rows.map((r) => r.i);
+          } finally {
+            await client.end();
+          }
+        },
+        dispose: () => schema.drop(),
+      };
+    },
+  },
+];
+
+async function all(catalog: Catalog): Promise<FileRecord[]> {
+  const out: FileRecord[] = [];
+  for await (const r of catalog.query({})) out.push(r);
+  return out;
+}
+
+async function* slowly(records: Iterable<FileRecord>): AsyncIterable<FileRecord> {
+  let i = 0;
+  for (const r of records) {
+    if (++i % 5000 === 0) await new Promise((resolve) => setImmediate(resolve));
+    yield r;
+  }
+}
+
+describe.each(engines)('$name: bulk load', ({ skip, make }) => {
+  const open: { subject: Subject; catalogs: Catalog[] }[] = [];
+  const fresh = async () => {
+    const subject = await make();
+    const catalogs: Catalog[] = [];
+    open.push({ subject, catalogs });
+    const openOne = async () => {
+      const c = await openCatalog(subject.url);
+      catalogs.push(c);
+      return c;
+    };
+    return { subject, catalog: await openOne(), openOne };
+  };
+  afterEach(async () => {
+    for (const { subject, catalogs } of open.splice(0)) {
+      for (const c of catalogs) await c.close().catch(() => undefined);
+      await subject.dispose();
+    }
+  });
+
+  it.skipIf(skip)('gives the rows insertMany gives, counts the new ones, and leaves every index', async () => {
+    const a = await fresh();
+    const b = await fresh();
+    const before = await a.subject.indexes();
+    expect(before.length).toBeGreaterThan(1);
+    const stored = [...syntheticRecords(IMAP_MISSION, 500, 40_000)].map((r) => ({ ...r, uploader: 'first' }));
+    // Unsorted, one path twice (the first kept), a record already stored (left as it is), an uploader, text COPY must escape.
+    const load = (): FileRecord[] => {
+      const records = [...syntheticRecords(IMAP_MISSION, 30_000)].reverse();
+      records[3] = { ...records[3]!, uploader: 'tab\there\\ and\nline\r' };
+      records[4] = { ...records[4]!, descriptor: 'q"b\\n é 😀' };
+      records.push({ ...records[10]!, size: 1, uploader: 'second' }, { ...stored[7]!, size: 2, uploader: 'other' });
+      return records;
+    };
+    await a.catalog.insertMany(stored);
+    await b.catalog.insertMany(stored);
+    expect(await a.catalog.bulkLoad(slowly(load()))).toBe(30_000);
+    let viaInsertMany = 0;
+    const records = load();
+    for (let i = 0; i < records.length; i += 7000) viaInsertMany += await b.catalog.insertMany(records.slice(i, i + 7000));
+    expect(viaInsertMany).toBe(30_000);
+    expect(await a.subject.indexes()).toEqual(before);
+    const rows = await all(a.catalog);
+    expect(rows.length).toBe(30_500);
+    expect(rows).toEqual(await all(b.catalog));
+    expect(await a.catalog.get(stored[7]!.file_path)).toEqual(stored[7]);
+    expect(await a.catalog.get(records[10]!.file_path)).toEqual(records[10]);
+    expect((await a.catalog.get(records[3]!.file_path))?.uploader).toBe('tab\there\\ and\nline\r');
+    // Again: nothing new, nothing changed.
+    expect(await a.catalog.bulkLoad(load())).toBe(0);
+    expect(await all(a.catalog)).toEqual(rows);
+  });
+
+  it.skipIf(skip)('loads a small stream, and an empty one', async () => {
+    const { subject, catalog } = await fresh();
+    const before = await subject.indexes();
+    expect(await catalog.bulkLoad([])).toBe(0);
+    expect(await catalog.bulkLoad(syntheticRecords(IMAP_MISSION, 1234))).toBe(1234);
+    expect(await catalog.count({})).toBe(1234);
+    expect(await subject.indexes()).toEqual(before);
+  });
+
+  it.skipIf(skip)('keeps every index and the committed rows when its source fails while the indexes are set aside', async () => {
+    const { subject, catalog } = await fresh();
+    const before = await subject.indexes();
+    await catalog.bulkLoad(syntheticRecords(IMAP_MISSION, 1000));
+    const broken = new Error('the source broke');
+    async function* failing(): AsyncIterable<FileRecord> {
+      yield* slowly(syntheticRecords(IMAP_MISSION, 30_000, 1000));
+      throw broken;
+    }
+    await expect(catalog.bulkLoad(failing())).rejects.toBe(broken);
+    expect(await subject.indexes()).toEqual(before);
+    expect(await catalog.count({})).toBe(1000);
+    expect(await catalog.count({ instrument: 'mag' })).toBeGreaterThan(0);
+    // And a load after it runs as usual.
+    expect(await catalog.bulkLoad(syntheticRecords(IMAP_MISSION, 30_000, 1000))).toBe(30_000);
+    expect(await subject.indexes()).toEqual(before);
+  });
+
+  it.skipIf(skip)('leaves a usable catalog, every index there, when its process is killed mid-load', async () => {
+    const { subject, catalog, openOne } = await fresh();
+    const before = await subject.indexes();
+    await catalog.bulkLoad(syntheticRecords(IMAP_MISSION, 1000));
+    await catalog.close();
+    // A child loads 40k records and kills itself (SIGKILL: no cleanup) after 30k of them,
+    // well after the indexes were set aside.
+    const require = createRequire(import.meta.url);
+    const script = `
+      const { openCatalog } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../src/catalog/open-catalog.ts')).href)});
+      const { syntheticRecords } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../src/catalog/index.ts')).href)});
+      const { IMAP_MISSION } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../src/mission/mission-config.ts')).href)});
+      const catalog = await openCatalog(process.env.URL);
+      async function* records() {
+        let i = 0;
+        for (const r of syntheticRecords(IMAP_MISSION, 40000, 1000)) {
+          if (++i === 30000) { await new Promise((r) => setTimeout(r, 200)); process.kill(process.pid, 'SIGKILL'); }
+          yield r;
+        }
+      }
+      await catalog.bulkLoad(records());
+    `;
+    const signal = await new Promise<string | null>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, '--input-type=module', '-e', script], {
+        env: { PATH: process.env.PATH ?? '', URL: subject.url },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      child.on('error', reject);
+      child.on('exit', (_code, sig) => resolve(sig));
+    });
+    expect(signal).toBe('SIGKILL');
+    const again = await openOne();
+    expect(await subject.indexes()).toEqual(before);
+    expect(await again.count({})).toBe(1000);
+    expect(await again.bulkLoad(syntheticRecords(IMAP_MISSION, 40_000, 1000))).toBe(40_000);
+    expect(await subject.indexes()).toEqual(before);
+  });
+});
