@@ -18,7 +18,8 @@ export interface Catalog {
   insert(record: FileRecord): Promise<'inserted' | 'exists'>;
   /** Inserts many records in as few transactions as the backend allows; returns how many were new. */
   insertMany(records: readonly FileRecord[]): Promise<number>;
-  get(filePath: string): Promise<FileRecord | undefined>;
+  /** The record of a path; answered at once (no promise) by backends that can, e.g. SQLite. */
+  get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined>;
   /**
    * Matching records in the requested order (default file_path), starting after
    * `options.after`, at most `options.limit`; fetched a page at a time (flat memory).

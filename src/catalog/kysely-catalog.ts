@@ -75,7 +75,7 @@ export class KyselyCatalog implements Catalog {
     }));
   }
 
-  get(filePath: string): Promise<FileRecord | undefined> {
+  get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined> {
     return this.driver('read', async () => {
       const row = await this.db.selectFrom('files').selectAll().where('file_path', '=', filePath).executeTakeFirst();
       return row && toRecord(row);
