@@ -256,7 +256,7 @@ class SqliteKeyStore extends KyselyKeyStore {
 
   constructor(db: Kysely<CatalogDatabase>, reader: Database) {
     super(db);
-    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?');
+    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
     this.any = reader.prepare('SELECT 1 FROM api_keys LIMIT 1').pluck();
   }
 
@@ -264,14 +264,15 @@ class SqliteKeyStore extends KyselyKeyStore {
   override check(presented: string): KeyCheck {
     const keyId = keyIdOf(presented);
     if (keyId === undefined) return { kind: 'invalid' };
-    let row: { name: string; key_hash: string; revoked_at: string | null } | undefined;
+    // [name, key_hash, revoked_at]
+    let row: [string, string, string | null] | undefined;
     try {
       row = this.byId.get(keyId) as typeof row;
     } catch (err) {
       throw backendFailure('SQLite catalog', 'key check', err);
     }
-    if (!row || !keyMatches(presented, row.key_hash)) return { kind: 'invalid' };
-    return row.revoked_at ? { kind: 'revoked', name: row.name, revokedAt: row.revoked_at } : { kind: 'valid', name: row.name };
+    if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
+    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
   }
 
   override async anyExist(): Promise<boolean> {
