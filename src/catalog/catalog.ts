@@ -27,7 +27,8 @@ export interface Catalog {
    * indexes were set aside stay, the rest are rolled back.
    */
   bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number>;
-  get(filePath: string): Promise<FileRecord | undefined>;
+  /** The record of a path; answered at once (no promise) by backends that can, e.g. SQLite. */
+  get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined>;
   /**
    * Matching records in the requested order (default file_path), starting after
    * `options.after`, at most `options.limit`; fetched a page at a time (flat memory).

@@ -92,7 +92,7 @@ export class KyselyCatalog implements Catalog {
     return inserted + (await this.insertMany(chunk));
   }
 
-  get(filePath: string): Promise<FileRecord | undefined> {
+  get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined> {
     return this.driver('read', async () => {
       const row = await this.db.selectFrom('files').selectAll().where('file_path', '=', filePath).executeTakeFirst();
       return row && toRecord(row);

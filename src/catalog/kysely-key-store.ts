@@ -3,9 +3,9 @@ import {
   generateKey,
   hashKey,
   keyIdOf,
+  keyMatches,
   KeyNameError,
   keyNameProblem,
-  sameHash,
   type ApiKeyInfo,
   type KeyCheck,
   type KeyStore,
@@ -51,11 +51,16 @@ export class KyselyKeyStore implements KeyStore {
     return 'revoked';
   }
 
-  async check(presented: string): Promise<KeyCheck> {
+  /** Widened to the port's value-or-promise: adapters whose driver answers at once (SQLite) return the verdict itself. */
+  check(presented: string): KeyCheck | Promise<KeyCheck> {
+    return this.lookUp(presented);
+  }
+
+  private async lookUp(presented: string): Promise<KeyCheck> {
     const keyId = keyIdOf(presented);
     if (keyId === undefined) return { kind: 'invalid' };
     const row = await this.db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
-    if (!row || !sameHash(hashKey(presented), row.key_hash)) return { kind: 'invalid' };
+    if (!row || !keyMatches(presented, row.key_hash)) return { kind: 'invalid' };
     return row.revoked_at ? { kind: 'revoked', name: row.name, revokedAt: row.revoked_at } : { kind: 'valid', name: row.name };
   }
 

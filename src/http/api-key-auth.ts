@@ -61,8 +61,19 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
   const takesKey = (access: AccessClass) => access === 'upload' || access === 'read';
 
 
-  // Callback-style hooks: a route that takes no key, or a request that sends none, passes
-  // straight on, with no promise made for it.
+  const noted = (request: FastifyRequest, reply: FastifyReply, verdict: KeyCheck): void => {
+    request.keyVerdict = verdict;
+    if (verdict.kind === 'valid') {
+      request.apiKeyName = verdict.name;
+      // Every later log line of this request says whose key it was (pino's loggers bind in place).
+      const log = request.log as FastifyBaseLogger & { setBindings?(bindings: object): void };
+      if (log.setBindings) log.setBindings({ api_key: verdict.name });
+      else request.log = reply.log = log.child({ api_key: verdict.name });
+    }
+  };
+
+  // Callback-style hooks: a route that takes no key, a request that sends none, or a key store
+  // that answers at once (SQLite) passes straight on, with no promise made for it.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     // Read once: Fastify builds a new routeOptions object at each read.
     const access = (request.accessClass = accessOf(request));
@@ -70,15 +81,18 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
     if (request.method === 'OPTIONS' || !takesKey(access)) return done();
     const key = presentedKey(request);
     if (key === undefined) return done();
-    options.keys.check(key).then((verdict) => {
-      request.keyVerdict = verdict;
-      if (verdict.kind === 'valid') {
-        request.apiKeyName = verdict.name;
-        // Every later log line of this request says whose key it was (pino's loggers bind in place).
-        const log = request.log as FastifyBaseLogger & { setBindings?(bindings: object): void };
-        if (log.setBindings) log.setBindings({ api_key: verdict.name });
-        else request.log = reply.log = log.child({ api_key: verdict.name });
-      }
+    let verdict: KeyCheck | Promise<KeyCheck>;
+    try {
+      verdict = options.keys.check(key);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (!(verdict instanceof Promise)) {
+      noted(request, reply, verdict);
+      return done();
+    }
+    verdict.then((v) => {
+      noted(request, reply, v);
       done();
     }, done);
   });

@@ -61,15 +61,19 @@ async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions):
     },
   });
 
-  const routes = new Map<string, RouteCounts>();
+  const routes: RouteCounts[] = [];
+  // route -> method -> counts: the route pattern is the same string each time, so no key is built per request.
+  const byRoute = new Map<string, Map<string, RouteCounts>>();
   const events = { stored: 0, conflicts: 0, signatureFailures: 0, keyMissing: 0, keyRefused: 0 };
 
   const countsOf = (method: string, route: string): RouteCounts => {
-    const key = `${method} ${route}`;
-    let counts = routes.get(key);
+    let methods = byRoute.get(route);
+    if (methods === undefined) byRoute.set(route, (methods = new Map()));
+    let counts = methods.get(method);
     if (counts === undefined) {
       counts = { method, route, statuses: new Map(), buckets: new Array<number>(BUCKETS.length + 1).fill(0), seconds: 0, count: 0, bytesIn: 0, bytesOut: 0 };
-      routes.set(key, counts);
+      methods.set(method, counts);
+      routes.push(counts);
     }
     return counts;
   };
@@ -106,7 +110,7 @@ async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions):
   const httpText = (): string => {
     const lines: string[] = [];
     const family = (name: string, type: 'counter' | 'histogram', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    const all = [...routes.values()];
+    const all = routes;
     family('sdc_http_requests_total', 'counter', 'HTTP requests answered, by method, route and status');
     for (const c of all) {
       for (const [status, n] of c.statuses) lines.push(`sdc_http_requests_total{method="${label(c.method)}",route="${label(c.route)}",status="${status}"} ${n}`);

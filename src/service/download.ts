@@ -2,15 +2,17 @@ import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.j
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
+import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
  * GET /download/{path} (interface spec 4.2): full stored path or bare file name ->
- * 302 to a signed, followable address of the bytes.
+ * 302 to a signed, followable address of the bytes. Answered at once when the catalog and
+ * the store answer at once (maybe-async.ts).
  */
-export async function download(ctx: ServiceContext, requestPath: string): Promise<Envelope> {
+export function download(ctx: ServiceContext, requestPath: string): MaybePromise<Envelope> {
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
@@ -23,19 +25,35 @@ export async function download(ctx: ServiceContext, requestPath: string): Promis
       break;
   }
   const path = resolved.path;
-  if (!(await ctx.catalog.get(path))) {
-    // Stored without a record, or waiting under a staging key (S3): index it on the spot.
-    if (!(await ctx.store.head(path)) && (await ingestStagedFor(ctx, path)) !== 'stored') return failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)));
-    // On a full disk the record waits; the bytes are served anyway.
-    await ingest(ctx, path).catch((err: unknown) => {
-      if (!isOutOfSpace(err)) throw err;
-      ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
-    });
-  }
-  const url = await ctx.store.presignGet(path, ctx.downloadTtl);
-  return {
-    statusCode: 302,
-    headers: { 'Content-Type': 'text/html', Location: url },
-    body: { download_url: url },
-  };
+  return andThen(ctx.catalog.get(path), (record) => (record ? redirect(ctx, path) : unrecorded(ctx, path, requestPath)));
+}
+
+/** The 302 to the stored bytes' signed address. */
+function redirect(ctx: ServiceContext, path: string): MaybePromise<Envelope> {
+  return andThen(
+    ctx.store.presignGet(path, ctx.downloadTtl),
+    (url): Envelope => ({
+      statusCode: 302,
+      headers: { 'Content-Type': 'text/html', Location: url },
+      body: { download_url: url },
+    }),
+  );
+}
+
+/** A path without a record: stored without one, or waiting under a staging key (S3), it is indexed on the spot. */
+function unrecorded(ctx: ServiceContext, path: string, requestPath: string): MaybePromise<Envelope> {
+  return andThen(ctx.store.head(path), (stored) =>
+    stored
+      ? indexThenRedirect(ctx, path)
+      : andThen(ingestStagedFor(ctx, path), (state) => (state === 'stored' ? indexThenRedirect(ctx, path) : failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission))))),
+  );
+}
+
+async function indexThenRedirect(ctx: ServiceContext, path: string): Promise<Envelope> {
+  // On a full disk the record waits; the bytes are served anyway.
+  await ingest(ctx, path).catch((err: unknown) => {
+    if (!isOutOfSpace(err)) throw err;
+    ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
+  });
+  return redirect(ctx, path);
 }

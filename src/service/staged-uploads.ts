@@ -1,5 +1,6 @@
 import { resolveRequestPath } from '../mission/index.js';
-import type { Promotion, StagedUpload, WriteGuard } from '../store/index.js';
+import type { Promotion, StagedUpload, StagingArea, WriteGuard } from '../store/index.js';
+import type { MaybePromise } from './maybe-async.js';
 import { ingest } from './ingest.js';
 import { LONG_LEASE_WAIT_MS, NOT_HELD, SHORT_LEASE_WAIT_MS, underNameLease } from './name-lease.js';
 import type { ServiceContext } from './service-context.js';
@@ -88,12 +89,16 @@ export type NameState = 'stored' | 'busy' | 'free';
 /**
  * Promotes the uploads waiting for one name, oldest first (the first wins), so a request
  * for the name finds it stored even when the store's notification never came. A caller that
- * holds the name's lease already passes its `guard`. A no-op on stores without staging.
+ * holds the name's lease already passes its `guard`. A no-op on stores without staging,
+ * answered at once.
  */
-export async function ingestStagedFor(ctx: ServiceContext, key: string, guard?: WriteGuard): Promise<NameState> {
-  if (!ctx.store.staging) return 'free';
+export function ingestStagedFor(ctx: ServiceContext, key: string, guard?: WriteGuard): MaybePromise<NameState> {
+  return ctx.store.staging ? promoteWaiting(ctx, ctx.store.staging, key, guard) : 'free';
+}
+
+async function promoteWaiting(ctx: ServiceContext, staging: StagingArea, key: string, guard?: WriteGuard): Promise<NameState> {
   let state: NameState = 'free';
-  for await (const upload of ctx.store.staging.listStaged(key)) {
+  for await (const upload of staging.listStaged(key)) {
     const result = guard ? await promoteHeld(ctx, upload, guard) : await ingestStaged(ctx, upload);
     if (result === 'indexed' || result === 'exists' || result === 'refused') state = 'stored';
     else if (result === 'deferred' && state === 'free') state = 'busy';

@@ -2,6 +2,7 @@ import { exampleStoredPath, namingMessage, resolveRequestPath } from '../mission
 import { ALREADY_EXISTS, INVALID_NAME, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
+import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
@@ -10,19 +11,20 @@ import type { ServiceContext } from './service-context.js';
  * GET /upload/{path} (interface spec 4.1): checks the name, refuses a file that is
  * stored or indexed (409), else hands out a signed PUT address. Reserves nothing:
  * the store's write refuses a second copy, whoever asked first. `uploader`, the
- * caller's API key name, is bound into the address and kept in the record.
+ * caller's API key name, is bound into the address and kept in the record. Answered at
+ * once when the catalog and the store answer at once (maybe-async.ts).
  */
-export async function upload(ctx: ServiceContext, requestPath: string, uploader?: string): Promise<Envelope> {
-  const checked = await freeName(ctx, requestPath);
-  if (typeof checked !== 'string') return checked;
-  return { statusCode: 200, body: await ctx.store.presignPut(checked, ctx.uploadTtl, uploader) };
+export function upload(ctx: ServiceContext, requestPath: string, uploader?: string): MaybePromise<Envelope> {
+  return andThen(freeName(ctx, requestPath), (checked) =>
+    typeof checked !== 'string' ? checked : andThen(ctx.store.presignPut(checked, ctx.uploadTtl, uploader), (url): Envelope => ({ statusCode: 200, body: url })),
+  );
 }
 
 /**
  * The checks of an upload request: the name's rules (400), then a file stored or indexed
  * under it (409). The canonical stored path when the name is free, else the refusal.
  */
-export async function freeName(ctx: ServiceContext, requestPath: string): Promise<string | Envelope> {
+export function freeName(ctx: ServiceContext, requestPath: string): MaybePromise<string | Envelope> {
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
@@ -36,19 +38,26 @@ export async function freeName(ctx: ServiceContext, requestPath: string): Promis
       break;
   }
   const path = resolved.path;
-  if (await ctx.catalog.get(path)) return failure(ALREADY_EXISTS.create(path));
-  if (await ctx.store.head(path)) {
-    // Stored but not indexed (e.g. written straight to the store): index it now, space allowing.
-    await ingest(ctx, path).catch((err: unknown) => {
-      if (!isOutOfSpace(err)) throw err;
-      ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
-    });
-    return failure(ALREADY_EXISTS.create(path));
-  }
-  // An upload waiting under a staging key (S3) whose notification has not come: promote it now.
-  const waiting = await ingestStagedFor(ctx, path);
-  if (waiting === 'stored') return failure(ALREADY_EXISTS.create(path));
-  // Another promotion is writing the name (it holds the name's lease): it will be taken.
-  if (waiting === 'busy') return failure(UPLOAD_UNDER_WAY.create(path));
-  return path;
+  return andThen(ctx.catalog.get(path), (record) =>
+    record ? failure(ALREADY_EXISTS.create(path)) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
+  );
+}
+
+/** Stored but not indexed (e.g. written straight to the store): index it now, space allowing; the name is taken. */
+async function indexUnrecorded(ctx: ServiceContext, path: string): Promise<Envelope> {
+  await ingest(ctx, path).catch((err: unknown) => {
+    if (!isOutOfSpace(err)) throw err;
+    ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
+  });
+  return failure(ALREADY_EXISTS.create(path));
+}
+
+/** An upload waiting under a staging key (S3) whose notification has not come: promoted now. */
+function afterStaged(ctx: ServiceContext, path: string): MaybePromise<string | Envelope> {
+  return andThen(ingestStagedFor(ctx, path), (waiting) => {
+    if (waiting === 'stored') return failure(ALREADY_EXISTS.create(path));
+    // Another promotion is writing the name (it holds the name's lease): it will be taken.
+    if (waiting === 'busy') return failure(UPLOAD_UNDER_WAY.create(path));
+    return path;
+  });
 }

@@ -68,14 +68,15 @@ export interface StagingArea {
  * service never builds one from client input without parsing the name first.
  */
 export interface ObjectStore {
-  head(key: string): Promise<ObjectInfo | undefined>;
+  /** What the store knows of a key; answered at once (no promise) by stores that can, e.g. the local one. */
+  head(key: string): ObjectInfo | undefined | Promise<ObjectInfo | undefined>;
   /**
    * A signed address a client PUTs the bytes to, valid for `ttlSeconds`; `uploader`
    * (an API key's name) is bound into it so the record written at PUT time knows who asked.
    */
-  presignPut(key: string, ttlSeconds: number, uploader?: string): Promise<string>;
-  /** A signed, followable address of the bytes, valid for `ttlSeconds`. */
-  presignGet(key: string, ttlSeconds: number): Promise<string>;
+  presignPut(key: string, ttlSeconds: number, uploader?: string): string | Promise<string>;
+  /** A signed, followable address of the bytes, valid for `ttlSeconds` (at once when signed here, as the local store's). */
+  presignGet(key: string, ttlSeconds: number): string | Promise<string>;
   /** Every stored object, in key order where the backend allows. */
   list(): AsyncIterable<ObjectInfo>;
   /** Streams the object once to learn its size and SHA-256 (for indexing). */

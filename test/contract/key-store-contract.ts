@@ -58,6 +58,16 @@ export function describeKeyStore(name: string, make: () => Promise<CatalogUnderT
       expect((await keys.list()).filter((k) => k.name === 'racer')).toHaveLength(1);
     });
 
+    it('reads a key at every check: one checked valid before is refused as soon as it is revoked', async () => {
+      const { key } = await keys.create('glows-pipeline');
+      // Checked again and again, as a client that sends its key on every request.
+      for (let i = 0; i < 3; i++) expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'glows-pipeline' });
+      const last = key.at(-1) === 'A' ? 'B' : 'A';
+      expect(await keys.check(key.slice(0, -1) + last)).toEqual({ kind: 'invalid' });
+      expect(await keys.revoke('glows-pipeline')).toBe('revoked');
+      expect(await keys.check(key)).toMatchObject({ kind: 'revoked', name: 'glows-pipeline' });
+    });
+
     it('lists keys by name without their text, and revokes them for good', async () => {
       const { key } = await keys.create('hit-pipeline');
       const listed = await keys.list();

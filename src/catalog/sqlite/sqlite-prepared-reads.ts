@@ -3,7 +3,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { CatalogDialect } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
-import { hashKey, keyIdOf, sameHash, type KeyCheck, type KeyStore } from '../key-store.js';
+import { keyIdOf, keyMatches, type KeyCheck, type KeyStore } from '../key-store.js';
 import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
 import { KyselyKeyStore } from '../kysely-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
@@ -192,11 +192,15 @@ export class SqliteCatalog extends KyselyCatalog {
     return statement;
   }
 
-  override get(filePath: string): Promise<FileRecord | undefined> {
-    return this.driver('read', async () => {
-      const row = this.byPath.get(filePath) as Row | undefined;
-      return row && toRecord(row);
-    });
+  /** At once, no promise: better-sqlite3 answers synchronously. */
+  override get(filePath: string): FileRecord | undefined {
+    let row: Row | undefined;
+    try {
+      row = this.byPath.get(filePath) as Row | undefined;
+    } catch (err) {
+      throw backendFailure('SQLite catalog', 'read', err);
+    }
+    return row && toRecord(row);
   }
 
   override count(filter: QueryFilter): Promise<number> {
@@ -277,21 +281,23 @@ class SqliteKeyStore extends KyselyKeyStore {
 
   constructor(db: Kysely<CatalogDatabase>, reader: Database) {
     super(db);
-    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?');
+    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
     this.any = reader.prepare('SELECT 1 FROM api_keys LIMIT 1').pluck();
   }
 
-  override async check(presented: string): Promise<KeyCheck> {
+  /** At once, no promise: better-sqlite3 answers synchronously. */
+  override check(presented: string): KeyCheck {
     const keyId = keyIdOf(presented);
     if (keyId === undefined) return { kind: 'invalid' };
-    let row: { name: string; key_hash: string; revoked_at: string | null } | undefined;
+    // [name, key_hash, revoked_at]
+    let row: [string, string, string | null] | undefined;
     try {
       row = this.byId.get(keyId) as typeof row;
     } catch (err) {
       throw backendFailure('SQLite catalog', 'key check', err);
     }
-    if (!row || !sameHash(hashKey(presented), row.key_hash)) return { kind: 'invalid' };
-    return row.revoked_at ? { kind: 'revoked', name: row.name, revokedAt: row.revoked_at } : { kind: 'valid', name: row.name };
+    if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
+    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
   }
 
   override async anyExist(): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { download, query, reconcile, upload } from '../../../src/service/index.js';
+import { download, query, reconcile, upload, type Envelope, type ServiceContext } from '../../../src/service/index.js';
 import { collect, makeTestContext, type TestContext } from '../../helpers/service-context.js';
 
 const NAME = 'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
@@ -76,6 +76,50 @@ describe('download envelope (spec 4.2)', () => {
     const env = await download(t.ctx, PATH);
     expect(env.statusCode).toBe(404);
     expect(env.body).toContain('Please include the full path to the file');
+  });
+});
+
+describe('upload and download on ports that answer at once (SQLite, local store)', () => {
+  /** The same adapters, their answers handed over as promises (as PostgreSQL's and S3's are). */
+  const later = (ctx: ServiceContext): ServiceContext => {
+    const deferred = <T extends object>(port: T, names: readonly string[]): T =>
+      new Proxy(port, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          const bound = (value as (...a: unknown[]) => unknown).bind(target);
+          return names.includes(name as string) ? async (...args: unknown[]) => bound(...args) : bound;
+        },
+      });
+    return { ...ctx, catalog: deferred(ctx.catalog, ['get']), store: deferred(ctx.store, ['head', 'presignGet', 'presignPut']) };
+  };
+  /** An envelope with the parts that change by the second masked. */
+  const masked = (e: Envelope) => JSON.parse(JSON.stringify(e).replace(/expires=\d+/g, 'expires=E').replace(/signature=[0-9a-f]{64}/g, 'signature=S')) as unknown;
+
+  it('answers without a promise, and the same as when the ports answer later', async () => {
+    await t.put(PATH, 'bytes');
+    const other = 'imap/mag/l1a/2024/01/imap_mag_l1a_norm_20240105_20240105_v00-01.cdf';
+    const calls: [string, (c: ServiceContext) => Envelope | Promise<Envelope>][] = [
+      ['upload of a free name', (c) => upload(c, other, 'swe-pipeline')],
+      ['upload of a taken name', (c) => upload(c, PATH)],
+      ['upload of a bad name', (c) => upload(c, 'imap_swe_l1a_sci_2024010_20240105_v00-01.cdf')],
+      ['download of a stored file', (c) => download(c, NAME)],
+      ['download of an absent file', (c) => download(c, 'imap_swe_l1a_sci_20240106_20240106_v00-01.cdf')],
+    ];
+    for (const [what, call] of calls) {
+      const now = call(t.ctx);
+      expect(now instanceof Promise, what).toBe(false);
+      expect(masked(now as Envelope), what).toEqual(masked(await call(later(t.ctx))));
+    }
+  });
+
+  it('waits where it must: a file stored without a record is indexed before the answer', async () => {
+    const { status } = await t.store.write(PATH, Readable.from([Buffer.from('x')]));
+    expect(status).toBe('stored');
+    const answer = download(t.ctx, PATH);
+    expect(answer instanceof Promise).toBe(true);
+    expect((await answer).statusCode).toBe(302);
+    expect(await t.ctx.catalog.get(PATH)).toMatchObject({ file_path: PATH, size: 1 });
   });
 });
 
