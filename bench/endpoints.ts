@@ -18,8 +18,24 @@ const CASES: Record<string, string> = {
   'GET /query (instrument+level+month, 31 rows)': QUERY,
 };
 
-function sdcCli(home: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args, '--home', home], { encoding: 'utf8' });
+function sdcCli(dist: string, home: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [join(dist, 'cli/main.js'), ...args, '--home', home], { encoding: 'utf8' });
+}
+
+/**
+ * An SDC_HOME seeded and keyed by the build in `dist`: each build gets its own, since a build
+ * refuses a catalog that a newer one has migrated past it.
+ */
+function seededHome(dist: string): { home: string; key: string } {
+  const home = mkdtempSync(join(tmpdir(), 'sdc-bench-endpoints-'));
+  execFileSync(process.execPath, [join(dist, 'cli/main.js'), 'seed', '--count', '100000', '--home', home, '--create'], { stdio: 'inherit' });
+  return { home, key: sdcCli(dist, home, 'keys', 'create', 'bench').trim() };
+}
+
+/** Stores the file the download case asks for, through the server's own upload. */
+async function storeDownloadTarget(server: ChildServer, key: string): Promise<void> {
+  const up = await fetch(`${server.url}/upload/${STORED}`, { headers: { 'x-api-key': key } });
+  if (up.status === 200) await fetch((await up.json()) as string, { method: 'PUT', body: 'bytes', headers: { 'Content-Type': '' } });
 }
 
 /** What both implementations answer, with the parts that differ by design masked (expiry, signature, port, uploader). */
@@ -44,28 +60,29 @@ export interface EndpointOptions {
  */
 export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOptions): Promise<string> {
   pinSelf();
-  const home = mkdtempSync(join(tmpdir(), 'sdc-bench-endpoints-'));
-  execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', '100000', '--home', home, '--create'], { stdio: 'inherit' });
-  const key = sdcCli(home, 'keys', 'create', 'bench').trim();
-  const env = { SDC_HOME: home, SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '1000000' };
+  const { home, key } = seededHome(join(ROOT, 'dist'));
+  const beforeHome = beforeDist ? seededHome(beforeDist) : undefined;
+  const env = { SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '1000000' };
   const servers: ChildServer[] = [];
   try {
-    const sdc = await startSdc(env);
+    const sdc = await startSdc({ ...env, SDC_HOME: home });
     servers.push(sdc);
-    const up = await fetch(`${sdc.url}/upload/${STORED}`, { headers: { 'x-api-key': key } });
-    if (up.status === 200) await fetch((await up.json()) as string, { method: 'PUT', body: 'bytes', headers: { 'Content-Type': '' } });
+    await storeDownloadTarget(sdc, key);
     const peer = await startMinimalPeer(home);
     const bare = await startBareNode();
     servers.push(peer, bare);
-    const before = beforeDist ? await startSdc(env, beforeDist) : undefined;
-    if (before) servers.push(before);
+    const before = beforeDist && beforeHome ? await startSdc({ ...env, SDC_HOME: beforeHome.home }, beforeDist) : undefined;
+    if (before && beforeHome) {
+      servers.push(before);
+      await storeDownloadTarget(before, beforeHome.key);
+    }
 
     const keyed = (name: string): Record<string, string> => (name.startsWith('GET /upload') ? { 'x-api-key': key } : {});
     const targets: Target[] = [
       { name: 'bare', pid: bare.pid, url: () => bare.url },
       { name: 'peer', pid: peer.pid, url: (c) => peer.url + CASES[c] },
       { name: 'sdc', pid: sdc.pid, url: (c) => sdc.url + CASES[c], headers: { 'x-api-key': key } },
-      ...(before ? [{ name: 'before', pid: before.pid, url: (c: string) => before.url + CASES[c], headers: { 'x-api-key': key } }] : []),
+      ...(before ? [{ name: 'before', pid: before.pid, url: (c: string) => before.url + CASES[c], headers: { 'x-api-key': beforeHome!.key } }] : []),
     ];
     const same: string[] = [];
     for (const [name, path] of Object.entries(CASES)) {
@@ -122,5 +139,6 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
   } finally {
     for (const s of servers) await s.stop();
     rmSync(home, { recursive: true, force: true });
+    if (beforeHome) rmSync(beforeHome.home, { recursive: true, force: true });
   }
 }
