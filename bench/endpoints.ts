@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBareNode, startMinimalPeer, startSdc, type ChildServer } from './lib/child-server.js';
+import { sdcCli, seededHome } from './lib/seeded-home.js';
 import { interleaved, median, pinning, pinSelf, ratio, type Target } from './lib/interleave.js';
 import { fmt, table } from './lib/stats.js';
 
@@ -18,17 +17,9 @@ const CASES: Record<string, string> = {
   'GET /query (instrument+level+month, 31 rows)': QUERY,
 };
 
-function sdcCli(dist: string, home: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [join(dist, 'cli/main.js'), ...args, '--home', home], { encoding: 'utf8' });
-}
-
-/**
- * An SDC_HOME seeded and keyed by the build in `dist`: each build gets its own, since a build
- * refuses a catalog that a newer one has migrated past it.
- */
-function seededHome(dist: string): { home: string; key: string } {
-  const home = mkdtempSync(join(tmpdir(), 'sdc-bench-endpoints-'));
-  execFileSync(process.execPath, [join(dist, 'cli/main.js'), 'seed', '--count', '100000', '--home', home, '--create'], { stdio: 'inherit' });
+/** A catalog of 100k records and an API key, made by the build in `dist` (see seeded-home.ts). */
+function seededKeyedHome(dist: string): { home: string; key: string } {
+  const home = seededHome(dist, 100_000);
   return { home, key: sdcCli(dist, home, 'keys', 'create', 'bench').trim() };
 }
 
@@ -60,8 +51,8 @@ export interface EndpointOptions {
  */
 export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOptions): Promise<string> {
   pinSelf();
-  const { home, key } = seededHome(join(ROOT, 'dist'));
-  const beforeHome = beforeDist ? seededHome(beforeDist) : undefined;
+  const { home, key } = seededKeyedHome(join(ROOT, 'dist'));
+  const beforeHome = beforeDist ? seededKeyedHome(beforeDist) : undefined;
   const env = { SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '1000000' };
   const servers: ChildServer[] = [];
   try {

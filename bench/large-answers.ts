@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { get } from 'node:http';
 import { startSdc, type ChildServer } from './lib/child-server.js';
+import { seededHome } from './lib/seeded-home.js';
 import { cpuSeconds, median } from './lib/interleave.js';
 import { fmt } from './lib/stats.js';
 
@@ -15,10 +14,10 @@ const ROOT = join(import.meta.dirname, '..');
  * catalog in alternation, for a ratio taken in the same run.
  */
 export async function benchLargeAnswer(count: number, beforeDist?: string, rounds = 2): Promise<string> {
-  const home = mkdtempSync(join(tmpdir(), 'sdc-bench-large-'));
-  execFileSync(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'seed', '--count', String(count), '--home', home, '--create'], { stdio: 'inherit' });
+  const home = seededHome(join(ROOT, 'dist'), count);
+  const beforeHome = beforeDist ? seededHome(beforeDist, count) : undefined;
   const servers: [string, ChildServer][] = [['now', await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' })]];
-  if (beforeDist) servers.push(['before', await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' }, beforeDist)]);
+  if (beforeDist && beforeHome) servers.push(['before', await startSdc({ SDC_HOME: beforeHome, SDC_LOG_LEVEL: 'warn' }, beforeDist)]);
   try {
     const lines: string[] = [];
     const rates: Record<string, number[]> = { now: [], before: [] };
@@ -46,6 +45,7 @@ export async function benchLargeAnswer(count: number, beforeDist?: string, round
   } finally {
     for (const [, server] of servers) await server.stop();
     rmSync(home, { recursive: true, force: true });
+    if (beforeHome) rmSync(beforeHome, { recursive: true, force: true });
   }
 }
 
