@@ -3,6 +3,7 @@ import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
 import { SQLITE_DIALECT, type CatalogDialect } from './catalog-dialect.js';
 import type { CoverageDay } from './coverage-day.js';
+import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './kysely-coverage.js';
@@ -81,15 +82,8 @@ export class KyselyCatalog implements Catalog {
   /** Without a bulk path of the backend's own: insertMany a chunk at a time. */
   async bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
     let inserted = 0;
-    let chunk: FileRecord[] = [];
-    for await (const record of records) {
-      chunk.push(record);
-      if (chunk.length === BULK_CHUNK) {
-        inserted += await this.insertMany(chunk);
-        chunk = [];
-      }
-    }
-    return inserted + (await this.insertMany(chunk));
+    for await (const chunk of piecesOf(records, BULK_CHUNK, {})) inserted += await this.insertMany(chunk);
+    return inserted;
   }
 
   get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined> {

@@ -200,3 +200,22 @@ describe.each(engines)('$name: bulk load', ({ skip, make }) => {
     expect(await subject.indexes()).toEqual(before);
   });
 });
+
+describe('the shared bulk load (an in-memory SQLite catalog, which has no load path of its own)', () => {
+  it('loads in chunks with the answer insertMany gives: new ones counted, the first of a path kept, nothing stored overwritten', async () => {
+    const catalog = await openCatalog('sqlite::memory:');
+    try {
+      const stored = [...syntheticRecords(IMAP_MISSION, 10, 50_000)].map((r) => ({ ...r, uploader: 'first' }));
+      await catalog.insertMany(stored);
+      // More than one chunk (10,000), a path given twice and a stored one given again.
+      const records = [...syntheticRecords(IMAP_MISSION, 12_000)];
+      records.push({ ...records[11_500]!, size: 1 }, { ...stored[3]!, size: 2, uploader: 'other' });
+      expect(await catalog.bulkLoad(records)).toBe(12_000);
+      expect(await catalog.count({})).toBe(12_010);
+      expect(await catalog.get(records[11_500]!.file_path)).toEqual(records[11_500]);
+      expect(await catalog.get(stored[3]!.file_path)).toEqual(stored[3]);
+    } finally {
+      await catalog.close();
+    }
+  });
+});
