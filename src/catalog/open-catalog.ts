@@ -7,7 +7,11 @@ import { openSqliteCatalog } from './sqlite/sqlite-catalog.js';
 
 /** Opens the catalog named by SDC_CATALOG: `sqlite:<file>` or `postgres://user@host/db[?schema=name]`. */
 export async function openCatalog(url: string, options: PostgresCatalogOptions = {}): Promise<Catalog> {
-  if (url.startsWith('sqlite:')) return openSqliteCatalog(resolve(url.slice('sqlite:'.length)));
+  if (url.startsWith('sqlite:')) {
+    // `sqlite::memory:` is SQLite's in-memory database (as catalogExists says), not a file of that name.
+    const file = url.slice('sqlite:'.length);
+    return openSqliteCatalog(file === ':memory:' ? file : resolve(file));
+  }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgresCatalog(url, options);
   throw new Error(
     `SDC_CATALOG ${JSON.stringify(describeCatalogUrl(url))} is not supported; expected sqlite:<file> or postgres://user:password@host:5432/database`,

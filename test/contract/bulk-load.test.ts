@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -205,6 +206,8 @@ describe('the shared bulk load (an in-memory SQLite catalog, which has no load p
   it('loads in chunks with the answer insertMany gives: new ones counted, the first of a path kept, nothing stored overwritten', async () => {
     const catalog = await openCatalog('sqlite::memory:');
     try {
+      // In memory: no file of that name appears where the test runs.
+      expect(existsSync(':memory:')).toBe(false);
       const stored = [...syntheticRecords(IMAP_MISSION, 10, 50_000)].map((r) => ({ ...r, uploader: 'first' }));
       await catalog.insertMany(stored);
       // More than one chunk (10,000), a path given twice and a stored one given again.
