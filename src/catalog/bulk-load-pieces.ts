@@ -1,5 +1,17 @@
 import type { FileRecord } from './file-record.js';
 
+/** Smallest load that builds the secondary indexes after it instead of keeping them row by row. */
+const REBUILD_AT = 20_000;
+
+/**
+ * The rule of both engines' bulk loads: once a load has more records than the table had when it
+ * began (and at least REBUILD_AT), its secondary indexes are dropped and built once at its end,
+ * far cheaper than as many random index inserts.
+ */
+export function outgrowsTable(loaded: number, rowsAtStart: number): boolean {
+  return loaded >= REBUILD_AT && loaded > rowsAtStart;
+}
+
 /** Byte order of file paths as both engines store them (JS compares UTF-16 units; equal for the BMP). */
 export const byPath = (a: FileRecord, b: FileRecord): number => (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0);
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { backendFailure } from '../../errors/index.js';
-import { piecesOf } from '../bulk-load-pieces.js';
+import { outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { RECORD_COLUMNS as COLUMNS } from '../record-row.js';
 
@@ -14,9 +14,6 @@ const STAGE_ROWS = 20_000;
 
 /** While the secondary indexes are kept (a load smaller than the table), commit this often. */
 const COMMIT_EVERY = 100_000;
-
-/** Smallest load that builds the secondary indexes after it instead of keeping them row by row. */
-const REBUILD_AT = 20_000;
 
 /** The session's staging table: temporary (no WAL, no other session sees it). */
 const STAGING = 'pg_temp.sdc_files_load';
@@ -47,7 +44,7 @@ function copyLines(records: readonly FileRecord[]): string {
  * (text, no statement per row or per array) into a temporary staging table, then moved into
  * the table by one INSERT ... SELECT ... ON CONFLICT DO NOTHING per STAGE_ROWS. While what
  * was loaded is smaller than the table was at the start, the indexes are kept and the load
- * commits every COMMIT_EVERY records. Once it is larger (and at least REBUILD_AT records), the
+ * commits every COMMIT_EVERY records. Once it outgrows the table (outgrowsTable), the
  * secondary indexes, as pg_index lists them (constraints' indexes, the primary key, stay), are
  * dropped and the rest of the load runs in one transaction that builds them again before it
  * commits: a crash or failure during it rolls back to the last commit, every index included.
@@ -96,7 +93,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     };
     for await (const piece of piecesOf(records, PIECE, source)) {
       given += piece.length;
-      if (!setAside && given >= REBUILD_AT && given > atStart) {
+      if (!setAside && outgrowsTable(given, atStart)) {
         await move(); // the connection runs one statement at a time: the COPY first
         setAside = await setIndexesAside(c);
       }
@@ -123,8 +120,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     // goes with the connection, dropped if this fails).
     try {
       await c.query(`DROP TABLE ${STAGING}`);
-      const rows = await rowsOf(c, true);
-      if (inserted > 0 && (rows < 0 || inserted >= 0.1 * rows)) await c.query('ANALYZE files');
+      await analyzeAfterLoad(c, inserted);
     } catch {
       failed = true;
     }
@@ -140,13 +136,30 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
   }
 }
 
-/** Rows in the files table: the planner's estimate when there is one (-1 when never counted, if `estimate`). */
-async function rowsOf(client: pg.PoolClient, estimate = false): Promise<number> {
-  const { rows } = await client.query<{ rows: number }>("SELECT reltuples AS rows FROM pg_class WHERE oid = 'files'::regclass");
-  const rows0 = Number(rows[0]?.rows ?? -1);
-  if (rows0 >= 0 || estimate) return rows0;
+/** Rows in the files table: the planner's estimate when there is one, else counted. */
+async function rowsOf(client: pg.PoolClient): Promise<number> {
+  const estimate = await estimatedRows(client);
+  if (estimate >= 0) return estimate;
   const counted = await client.query<{ n: string }>('SELECT count(*) AS n FROM files');
   return Number(counted.rows[0]!.n);
+}
+
+/** The planner's estimate of the files table's rows; -1 when it was never counted. */
+async function estimatedRows(client: pg.PoolClient): Promise<number> {
+  const { rows } = await client.query<{ rows: number }>("SELECT reltuples AS rows FROM pg_class WHERE oid = 'files'::regclass");
+  return Number(rows[0]?.rows ?? -1);
+}
+
+/**
+ * After a committed load: statistics for the planner now rather than when autovacuum next
+ * comes by (it waits for 10 % of the table to change, as this rule does), so "ingested since X
+ * ordered by path" takes its index or the path order by how many rows match. ANALYZE reads a
+ * sample of fixed size, a fraction of a second at any table size.
+ */
+export async function analyzeAfterLoad(client: pg.PoolClient, inserted: number): Promise<void> {
+  if (inserted === 0) return;
+  const rows = await estimatedRows(client);
+  if (rows < 0 || inserted >= 0.1 * rows) await client.query('ANALYZE files');
 }
 
 /** Drops the files table's secondary indexes (not those of constraints) and returns their definitions. */

@@ -13,7 +13,7 @@ import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-op
 import { RecordPages } from '../record-pages.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
-import { postgresBulkLoad } from './postgres-bulk-load.js';
+import { analyzeAfterLoad, postgresBulkLoad } from './postgres-bulk-load.js';
 
 /**
  * A named statement: pg prepares it once on each pooled connection and then only binds and
@@ -133,14 +133,9 @@ export class PostgresCatalog extends KyselyCatalog {
         client.release(broken);
         throw err;
       }
-      // Statistics for the planner now rather than when autovacuum next comes by (it waits for
-      // 10 % of the table to change, as this does): "ingested since X ordered by path" takes
-      // its index or the path order by how many rows match. ANALYZE reads a sample of fixed
-      // size, a fraction of a second at any table size. Only an optimization: the records are
-      // committed whatever becomes of it.
+      // Only an optimization: the records are committed whatever becomes of it.
       try {
-        const [table] = (await client.query<{ rows: number }>("SELECT reltuples AS rows FROM pg_class WHERE oid = 'files'::regclass")).rows;
-        if (inserted > 0 && (!table || table.rows < 0 || inserted >= 0.1 * table.rows)) await client.query('ANALYZE files');
+        await analyzeAfterLoad(client, inserted);
       } catch {
         broken = true;
       }

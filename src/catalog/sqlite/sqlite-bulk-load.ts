@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { backendFailure } from '../../errors/index.js';
-import { byPath, piecesOf } from '../bulk-load-pieces.js';
+import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
-import { analyzeIfStale, REBUILD_AT, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-prepared-reads.js';
+import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-prepared-reads.js';
 
 /**
  * Records held at once: a piece is sorted by path and inserted, then dropped. Small enough
@@ -21,7 +21,7 @@ const LOAD_CACHE_KIB = 262_144;
  * A bulk load of an SQLite catalog file, on a connection of its own. Records go in as they
  * come, a sorted piece at a time, with ON CONFLICT DO NOTHING. While what was loaded is
  * smaller than the table was at the start, the indexes are kept and the load commits every
- * COMMIT_EVERY records. Once it is larger (and at least REBUILD_AT records), the secondary
+ * COMMIT_EVERY records. Once it outgrows the table (outgrowsTable), the secondary
  * indexes, as the database lists them, are dropped and the rest of the load runs in one
  * transaction that builds them again and gathers the planner statistics before it commits:
  * indexes are built once for the whole load instead of kept row by row. That transaction is
@@ -51,7 +51,7 @@ export async function sqliteBulkLoad(file: string, records: Iterable<FileRecord>
       for await (const piece of piecesOf(records, PIECE, source)) {
         piece.sort(byPath);
         given += piece.length;
-        if (!setAside && given >= REBUILD_AT && given > atStart) setAside = setIndexesAside(db);
+        if (!setAside && outgrowsTable(given, atStart)) setAside = setIndexesAside(db);
         inserted += insert(piece);
         if (!setAside && (sinceCommit += piece.length) >= COMMIT_EVERY) {
           db.exec('COMMIT');

@@ -10,7 +10,7 @@ import type { QueryFilter } from '../query-filter.js';
 import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
 import { pageSql, whereOf } from '../filter-sql.js';
 import { RecordPages } from '../record-pages.js';
-import { byPath } from '../bulk-load-pieces.js';
+import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { sqliteBulkLoad } from './sqlite-bulk-load.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
@@ -24,9 +24,6 @@ const JSON_RECORD = `CASE WHEN uploader IS NULL THEN json_object(${JSON_FIELDS})
 
 /** Rows per multi-row INSERT of a bulk load (12 parameters each, far under SQLite's limit). */
 const BULK_ROWS = 100;
-
-/** Smallest bulk load that rebuilds the secondary indexes instead of updating them row by row. */
-export const REBUILD_AT = 20_000;
 
 /** Below this many rows the planner needs no statistics: a scan is already cheap. */
 const ANALYZE_AT = 10_000;
@@ -159,7 +156,7 @@ export class SqliteCatalog extends KyselyCatalog {
       // A load larger than what is there already: drop the secondary indexes, fill the table,
       // build them again in one pass each (far cheaper than as many random inserts), all in
       // this transaction, so readers see the old table, indexes included, until it commits.
-      const indexes = sorted.length >= REBUILD_AT && sorted.length > rowsAtMost(writer) ? setIndexesAside(writer) : [];
+      const indexes = outgrowsTable(sorted.length, rowsAtMost(writer)) ? setIndexesAside(writer) : [];
       const inserted = insert(sorted);
       for (const index of indexes) writer.exec(index.sql);
       // A load that doubled the table (a seed, a reconcile of a store full of unindexed files).
