@@ -30,6 +30,11 @@ export interface Catalog {
   /** The record of a path; answered at once (no promise) by backends that can, e.g. SQLite. */
   get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined>;
   /**
+   * Whether a record has this path, without reading the record (the path's own index
+   * answers): all that an upload's or a download's check needs. At once where `get` is.
+   */
+  has(filePath: string): boolean | Promise<boolean>;
+  /**
    * Matching records in the requested order (default file_path), starting after
    * `options.after`, at most `options.limit`; fetched a page at a time (flat memory).
    */

@@ -93,6 +93,10 @@ export class KyselyCatalog implements Catalog {
     });
   }
 
+  has(filePath: string): boolean | Promise<boolean> {
+    return this.driver('read', async () => (await this.db.selectFrom('files').select('file_path').where('file_path', '=', filePath).executeTakeFirst()) !== undefined);
+  }
+
   query(filter: QueryFilter, options: QueryOptions = {}): AsyncIterable<FileRecord> {
     return this.dialect.cursorStreaming ? this.cursorRows(filter, options) : this.keysetPages(filter, options);
   }

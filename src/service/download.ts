@@ -25,7 +25,7 @@ export function download(ctx: ServiceContext, requestPath: string): MaybePromise
       break;
   }
   const path = resolved.path;
-  return andThen(ctx.catalog.get(path), (record) => (record ? redirect(ctx, path) : unrecorded(ctx, path, requestPath)));
+  return andThen(ctx.catalog.has(path), (recorded) => (recorded ? redirect(ctx, path) : unrecorded(ctx, path, requestPath)));
 }
 
 /** The 302 to the stored bytes' signed address. */

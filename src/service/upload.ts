@@ -38,8 +38,8 @@ export function freeName(ctx: ServiceContext, requestPath: string): MaybePromise
       break;
   }
   const path = resolved.path;
-  return andThen(ctx.catalog.get(path), (record) =>
-    record ? failure(ALREADY_EXISTS.create(path)) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
+  return andThen(ctx.catalog.has(path), (recorded) =>
+    recorded ? failure(ALREADY_EXISTS.create(path)) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
   );
 }
 

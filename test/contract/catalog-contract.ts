@@ -62,6 +62,16 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       expect(await catalog().get('imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v09-09.cdf')).toBeUndefined();
     });
 
+    it('says whether a path has a record, exactly (no prefix, no other case)', async () => {
+      const record = recordOf(names[1]!);
+      expect(await catalog().has(record.file_path)).toBe(false);
+      await catalog().insert(record);
+      expect(await catalog().has(record.file_path)).toBe(true);
+      expect(await catalog().has(record.file_path.slice(0, -1))).toBe(false);
+      expect(await catalog().has(`${record.file_path}x`)).toBe(false);
+      expect(await catalog().has(record.file_path.toUpperCase())).toBe(false);
+    });
+
     it('inserts many records at once, counting only the new ones', async () => {
       const batch = ['imap_idex_l1a_dust_20240105_20240105_v00-01.cdf', 'imap_idex_l1a_dust_20240106_20240106_v00-01.cdf'].map((n) => recordOf(n));
       expect(await catalog().insertMany(batch)).toBe(2);
@@ -188,7 +198,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       const subject = await make();
       await subject.catalog.close();
       const record = recordOf('imap_swe_l1a_sci_20240301_20240301_v00-01.cdf');
-      const calls: (() => unknown)[] = [() => subject.catalog.get(record.file_path), () => subject.catalog.count({}), () => subject.catalog.insert(record), () => subject.catalog.ping()];
+      const calls: (() => unknown)[] = [() => subject.catalog.get(record.file_path), () => subject.catalog.has(record.file_path), () => subject.catalog.count({}), () => subject.catalog.insert(record), () => subject.catalog.ping()];
       for (const call of calls) {
         // Thrown at once (a driver that answers synchronously) or rejected: the same failure.
         const failure = await Promise.resolve().then(call).then(

@@ -61,6 +61,10 @@ export class PostgresCatalog extends KyselyCatalog {
     return row && toRecord(row);
   }
 
+  override async has(filePath: string): Promise<boolean> {
+    return (await this.rows<[number]>('SELECT 1 FROM files WHERE file_path = ?', [filePath])).length > 0;
+  }
+
   override async count(filter: QueryFilter): Promise<number> {
     const params: unknown[] = [];
     const where = whereOf(filter, params);

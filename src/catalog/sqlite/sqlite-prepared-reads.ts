@@ -122,6 +122,7 @@ const STATEMENTS = 256;
 export class SqliteCatalog extends KyselyCatalog {
   private readonly statements = new Map<string, Statement>();
   private readonly byPath: Statement;
+  private readonly pathExists: Statement;
 
   constructor(
     db: Kysely<CatalogDatabase>,
@@ -133,6 +134,8 @@ export class SqliteCatalog extends KyselyCatalog {
   ) {
     super(db, onClose, dialect);
     this.byPath = reader.prepare(`SELECT ${COLUMNS} FROM files WHERE file_path = ?`).raw();
+    // Answered from the path's own index: no table row read, no record built.
+    this.pathExists = reader.prepare('SELECT 1 FROM files WHERE file_path = ?').pluck();
   }
 
   /**
@@ -198,6 +201,15 @@ export class SqliteCatalog extends KyselyCatalog {
       throw backendFailure('SQLite catalog', 'read', err);
     }
     return row && toRecord(row);
+  }
+
+  /** At once, no promise, like get. */
+  override has(filePath: string): boolean {
+    try {
+      return this.pathExists.get(filePath) !== undefined;
+    } catch (err) {
+      throw backendFailure('SQLite catalog', 'read', err);
+    }
   }
 
   override count(filter: QueryFilter): Promise<number> {

@@ -91,7 +91,7 @@ describe('upload and download on ports that answer at once (SQLite, local store)
           return names.includes(name as string) ? async (...args: unknown[]) => bound(...args) : bound;
         },
       });
-    return { ...ctx, catalog: deferred(ctx.catalog, ['get']), store: deferred(ctx.store, ['head', 'presignGet', 'presignPut']) };
+    return { ...ctx, catalog: deferred(ctx.catalog, ['get', 'has']), store: deferred(ctx.store, ['head', 'presignGet', 'presignPut']) };
   };
   /** An envelope with the parts that change by the second masked. */
   const masked = (e: Envelope) => JSON.parse(JSON.stringify(e).replace(/expires=\d+/g, 'expires=E').replace(/signature=[0-9a-f]{64}/g, 'signature=S')) as unknown;
