@@ -8,6 +8,9 @@ import { migrateToLatest } from '../migrations.js';
 import type { CatalogDatabase } from '../schema.js';
 import { analyzeIfStale, SqliteCatalog } from './sqlite-prepared-reads.js';
 
+/** Page size of a newly created catalog file, in bytes. */
+export const NEW_CATALOG_PAGE_SIZE = 16_384;
+
 /**
  * The embedded catalog: one SQLite file. WAL lets readers run beside the writer;
  * synchronous=FULL makes a committed insert survive a crash or power loss, so a PUT
@@ -16,6 +19,11 @@ import { analyzeIfStale, SqliteCatalog } from './sqlite-prepared-reads.js';
 export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
+  // 16 KiB pages for a catalog created now (SQLite's default is 4 KiB): a bulk load writes,
+  // journals and checkpoints a quarter as many pages, each with fewer system calls (see
+  // docs/performance.md). It takes effect only on a file that has no page yet; an existing
+  // catalog keeps its page size (changing it would take a VACUUM outside WAL).
+  if (file !== ':memory:') sqlite.pragma(`page_size = ${NEW_CATALOG_PAGE_SIZE}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
