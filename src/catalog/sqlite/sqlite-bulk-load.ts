@@ -40,11 +40,6 @@ export async function sqliteBulkLoad(file: string, records: Iterable<FileRecord>
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = FULL');
     db.pragma(`cache_size = -${LOAD_CACHE_KIB}`);
-    // Statement journals (each multi-row INSERT keeps one, as it may stop half way on a
-    // NOT NULL) in memory instead of a temporary file: they hold the pages one statement
-    // touched, and were most of the INSERTs' system time (1.0 of 1.3 s at 1M records).
-    // Nothing durable is in them: they only undo a failed statement inside the transaction.
-    db.pragma('temp_store = MEMORY');
     const insert = rowInserter(db);
     const atStart = rowsAtMost(db);
     let given = 0;
