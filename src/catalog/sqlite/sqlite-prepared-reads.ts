@@ -76,7 +76,7 @@ export function setIndexesAside(db: Database): { name: string; sql: string }[] {
  * Only inside a transaction that the caller rolls back whole if a call throws (both callers
  * do): the statements are INSERT OR FAIL, so a row refused (a NOT NULL) stops its statement
  * without undoing the statement's earlier rows. That spares SQLite a statement journal, a
- * copy of every page each 100-row statement touches, which was 8-11 % of a bulk load's CPU.
+ * copy of every page each 100-row statement touches, which was 9-11 % of a bulk load's CPU.
  * A path already stored is still left alone (ON CONFLICT DO NOTHING decides for the key).
  */
 export function rowInserter(db: Database, prepare: (source: string) => Statement = (source) => db.prepare(source)): (sorted: readonly FileRecord[]) => number {
