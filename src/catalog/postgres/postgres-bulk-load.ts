@@ -29,12 +29,15 @@ const MOVE_STAGED = `INSERT INTO files (${COLUMNS}) SELECT ${COLUMNS} FROM ${STA
 /** The text COPY reads: tab-separated, `\N` for null, backslash escapes for what would break a line. */
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const SPECIAL = /[\\\n\r\t]/;
-const text = (value: string) => (SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : value);
+// A missing value is COPY's null, so the table's NOT NULL refuses it as insertMany's INSERT would
+// (rendered as text it would be stored as the word "null").
+const text = (value: string | null | undefined) =>
+  value === null || value === undefined ? '\\N' : SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : value;
 
 function copyLines(records: readonly FileRecord[]): string {
   let out = '';
   for (const r of records) {
-    out += `${text(r.file_path)}\t${text(r.instrument)}\t${text(r.data_level)}\t${text(r.descriptor)}\t${text(r.start_date)}\t${text(r.end_date)}\t${text(r.version)}\t${text(r.extension)}\t${text(r.ingestion_date)}\t${r.size}\t${text(r.sha256)}\t${r.uploader === undefined ? '\\N' : text(r.uploader)}\n`;
+    out += `${text(r.file_path)}\t${text(r.instrument)}\t${text(r.data_level)}\t${text(r.descriptor)}\t${text(r.start_date)}\t${text(r.end_date)}\t${text(r.version)}\t${text(r.extension)}\t${text(r.ingestion_date)}\t${r.size}\t${text(r.sha256)}\t${text(r.uploader)}\n`;
   }
   return out;
 }
