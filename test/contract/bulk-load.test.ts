@@ -83,7 +83,7 @@ async function* slowly(records: Iterable<FileRecord>): AsyncIterable<FileRecord>
   }
 }
 
-describe.each(engines)('$name: bulk load', ({ name, skip, make }) => {
+describe.each(engines)('$name: bulk load', ({ skip, make }) => {
   const open: { subject: Subject; catalogs: Catalog[] }[] = [];
   const fresh = async () => {
     const subject = await make();
