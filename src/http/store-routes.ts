@@ -65,7 +65,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     /** Removes a stored file whose record could not be written, unless a record of it appeared meanwhile. */
     const unstore = async (key: string, log: FastifyBaseLogger): Promise<void> => {
       try {
-        if (await ctx.catalog.get(key)) return;
+        if (await ctx.catalog.has(key)) return;
         await store.remove(key);
         log.warn({ file_path: key }, 'record not written: stored file removed again');
       } catch (err) {

@@ -95,7 +95,7 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
   const list = completedParts(body);
   if (list === undefined) return failure(INVALID_MULTIPART_REQUEST.create('Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.'));
   // While another holds the name: once the name is taken, this upload has lost (no lease needed to say so).
-  const takenMeanwhile = async () => ((await ctx.catalog.get(path)) || (await ctx.store.head(path)) ? 'taken' : undefined);
+  const takenMeanwhile = async () => ((await ctx.catalog.has(path)) || (await ctx.store.head(path)) ? 'taken' : undefined);
   const run = await underNameLease(ctx, path, LONG_LEASE_WAIT_MS, (guard) => completeHeld(ctx, parts, path, uploadId, list, guard), takenMeanwhile);
   if (!run.held && run.settled) {
     await parts.abort(path, uploadId);
@@ -111,7 +111,7 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
 
 async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, list: CompletedPart[], guard: WriteGuard): Promise<Envelope> {
   // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
-  if ((await ctx.catalog.get(path)) || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
+  if ((await ctx.catalog.has(path)) || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
     await parts.abort(path, uploadId);
     return failure(ALREADY_EXISTS.create(path));
   }

@@ -50,7 +50,7 @@ export async function ingestStaged(ctx: ServiceContext, upload: StagedUpload, wa
 async function promoteHeld(ctx: ServiceContext, upload: StagedUpload, guard: WriteGuard): Promise<StagedResult> {
   const staging = ctx.store.staging!;
   // A record describes the bytes under its key: never put other bytes there, even if its object went missing.
-  if ((await ctx.catalog.get(upload.key)) && !(await ctx.store.head(upload.key))) {
+  if ((await ctx.catalog.has(upload.key)) && !(await ctx.store.head(upload.key))) {
     ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'staged upload not promoted: the name has a record (its object is missing)');
     return 'refused';
   }
