@@ -60,8 +60,9 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
     servers.push(sdc);
     await storeDownloadTarget(sdc, key);
     const peer = await startMinimalPeer(home);
+    const featured = await startMinimalPeer(home, true, env);
     const bare = await startBareNode();
-    servers.push(peer, bare);
+    servers.push(peer, featured, bare);
     const before = beforeDist && beforeHome ? await startSdc({ ...env, SDC_HOME: beforeHome.home }, beforeDist) : undefined;
     if (before && beforeHome) {
       servers.push(before);
@@ -72,13 +73,15 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
     const targets: Target[] = [
       { name: 'bare', pid: bare.pid, url: () => bare.url },
       { name: 'peer', pid: peer.pid, url: (c) => peer.url + CASES[c] },
+      { name: 'peer+', pid: featured.pid, url: (c) => featured.url + CASES[c], headers: { 'x-api-key': key } },
       { name: 'sdc', pid: sdc.pid, url: (c) => sdc.url + CASES[c], headers: { 'x-api-key': key } },
       ...(before ? [{ name: 'before', pid: before.pid, url: (c: string) => before.url + CASES[c], headers: { 'x-api-key': beforeHome!.key } }] : []),
     ];
     const same: string[] = [];
     for (const [name, path] of Object.entries(CASES)) {
-      const [a, b] = [await answer(sdc.url + path, keyed(name)), await answer(peer.url + path, {})];
-      same.push(`${name}: ${a === b ? 'same answer' : `DIFFERENT ANSWERS\n  sdc:  ${a.slice(0, 300)}\n  peer: ${b.slice(0, 300)}`}`);
+      const [a, b, c] = [await answer(sdc.url + path, keyed(name)), await answer(peer.url + path, {}), await answer(featured.url + path, { 'x-api-key': key })];
+      const differs = [b === a ? '' : `\n  peer: ${b.slice(0, 300)}`, c === a ? '' : `\n  peer+: ${c.slice(0, 300)}`].join('');
+      same.push(`${name}: ${differs ? `DIFFERENT ANSWERS\n  sdc:  ${a.slice(0, 300)}${differs}` : 'same answer'}`);
     }
     const samples = await interleaved(targets, Object.keys(CASES), { rounds, seconds });
     const rows = Object.keys(CASES).map((name) => {
@@ -96,6 +99,9 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
         fmt(ratio(s, 'peer', 'bare')),
         `${cpu('sdc')} / ${cpu('peer')} / ${cpu('bare')}`,
         fmt(ratio(s, 'peer', 'sdc', (x) => x.cpuUs)),
+        `${cpu('peer+')}`,
+        `**${fmt(ratio(s, 'peer+', 'sdc', (x) => x.cpuUs))}**`,
+        fmt(ratio(s, 'peer', 'peer+', (x) => x.cpuUs)),
         ...(before ? [fmt(ratio(s, 'sdc', 'before')), fmt(ratio(s, 'before', 'sdc', (x) => x.cpuUs))] : []),
         String(bad),
       ];
@@ -106,6 +112,7 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
       `autocannon, 16 connections, loopback; ${pin ? `load generator pinned to core ${pin.loadCore}, servers to core ${pin.serverCore} (taskset)` : 'no pinning (taskset or a second core missing)'}.`,
       'sdc = the service with everything on (an API key exists and uploads send it; metrics; rate limit with a budget never reached; request ids; CORS; access log at info).',
       'peer = bench/minimal-peer.mjs, the same work with no framework plugins; bare = node:http answering a constant string.',
+      'peer+ = the same with --features: what sdc does on every request with everything on (the key\'s row read and checked, rate-limit budget and headers, request id, CORS headers, metrics counters, access line to stdout every 20 ms), each in the least code; peer / peer+ is what those features cost, peer+ / sdc how close sdc is to the least code that has them.',
       'CPU µs/req: the server process\'s user+system CPU per answered request (from /proc), less sensitive to the machine\'s other load than req/s.',
       '',
       table(
@@ -119,6 +126,9 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
           'peer / bare',
           'CPU µs/req sdc / peer / bare',
           'peer / sdc CPU',
+          'CPU µs/req peer+',
+          'peer+ / sdc CPU',
+          'peer / peer+ CPU',
           ...(before ? ['sdc / before (req/s)', 'before / sdc CPU'] : []),
           'non-2xx/3xx or errors (sdc)',
         ],

@@ -1,9 +1,12 @@
 // The yardstick of `npm run bench` (issue 15): the least code that does the same work as the
 // service's three endpoints and its local store, with the same answers, on the same catalog and
 // signing secret. Fastify 5 with no plugins, better-sqlite3 prepared statements (one per filter
-// shape), node:crypto HMAC. Usage: node bench/minimal-peer.mjs <SDC_HOME> (prints LISTENING <url>).
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-/* global process, Buffer, console, URL */
+// shape), node:crypto HMAC. Usage: node bench/minimal-peer.mjs <SDC_HOME> [--features]
+// (prints LISTENING <url>). With --features it also does, in the least code, what the service
+// does on every request with everything on (see `features` below): the second yardstick, which
+// tells the cost of those features apart from the cost of how the service is built.
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+/* global process, Buffer, console, URL, performance, setTimeout */
 import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
 import { link, mkdir, open, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -12,6 +15,7 @@ import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 
 const home = process.argv[2];
+const withFeatures = process.argv[3] === '--features';
 const secret = Buffer.from(readFileSync(join(home, 'signing-secret'), 'utf8').trim(), 'hex');
 const storeRoot = join(home, 'store');
 const db = new Database(join(home, 'catalog.db'), { readonly: true });
@@ -73,20 +77,90 @@ async function store(req, res) {
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ sha256: hash.digest('hex') }));
 }
 
+// --features: the service's per-request features, each the least code that does it.
+const keyRow = db.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
+const digests = new Map(); // presented key -> SHA-256, as the service remembers genuine keys
+const windows = new Map(); // rate-limit budget -> { count, start }
+const counts = new Map(); // metrics: route -> { statuses, buckets, seconds }
+const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const EXPOSED = 'x-request-id, X-Error-Code, Location, Content-Disposition, Content-Length, Content-Range, Accept-Ranges, ETag';
+const PER_MINUTE = Number(process.env.SDC_RATE_LIMIT ?? 1000000);
+let pending = '';
+let flushAt;
+
+/** Key check (its row read on every request), rate-limit budget, request id and CORS headers; undefined when refused (answered). */
+function admit(request, reply) {
+  const start = performance.now();
+  const presented = request.headers['x-api-key'];
+  let name;
+  if (presented !== undefined) {
+    const row = keyRow.get(presented.slice(4, 20));
+    let digest = digests.get(presented);
+    if (digest === undefined) digest = createHash('sha256').update(presented).digest();
+    if (!row || row[2] || !timingSafeEqual(digest, Buffer.from(row[1], 'hex'))) {
+      reply.code(401).type('text/plain; charset=utf-8').send('bad key');
+      return undefined;
+    }
+    digests.set(presented, digest);
+    name = row[0];
+  }
+  const budget = name ?? request.ip;
+  const now = Date.now();
+  let window = windows.get(budget);
+  if (window === undefined || window.start + 60000 <= now) windows.set(budget, (window = { count: 0, start: now }));
+  window.count++;
+  reply.headers({
+    'x-request-id': randomUUID(),
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSED,
+    'x-ratelimit-limit': PER_MINUTE,
+    'x-ratelimit-remaining': Math.max(0, PER_MINUTE - window.count),
+    'x-ratelimit-reset': Math.ceil((window.start + 60000 - now) / 1000),
+  });
+  return { start, name };
+}
+
+/** After the answer is sent: the route's counters and the access line (pino's format, stdout every 20 ms). */
+function account(request, reply, admitted) {
+  const seconds = (performance.now() - admitted.start) / 1000;
+  const route = request.routeOptions.url;
+  let c = counts.get(route);
+  if (c === undefined) counts.set(route, (c = { statuses: new Map(), buckets: new Array(BUCKETS.length + 1).fill(0), seconds: 0 }));
+  c.statuses.set(reply.statusCode, (c.statuses.get(reply.statusCode) ?? 0) + 1);
+  let b = 0;
+  while (b < BUCKETS.length && seconds > BUCKETS[b]) b++;
+  c.buckets[b]++;
+  c.seconds += seconds;
+  pending += `{"level":30,"time":${Date.now()},"pid":${process.pid},"hostname":"peer","reqId":"${reply.getHeader('x-request-id')}","api_key":${JSON.stringify(admitted.name ?? null)},"req":{"method":"${request.method}","url":${JSON.stringify(request.url)}},"res":{"statusCode":${reply.statusCode}},"responseTime":${seconds * 1000},"msg":"request"}\n`;
+  if (flushAt === undefined) flushAt = setTimeout(() => (process.stdout.write(pending), (pending = ''), (flushAt = undefined)), 20);
+}
+
+/** A route handler with the features around it when --features is given. */
+function route(handler) {
+  if (!withFeatures) return handler;
+  return (request, reply) => {
+    const admitted = admit(request, reply);
+    if (admitted === undefined) return reply;
+    handler(request, reply);
+    account(request, reply, admitted);
+    return reply;
+  };
+}
+
 const app = Fastify({ serverFactory: (handler) => createServer((req, res) => (req.url.startsWith('/store/') ? store(req, res) : handler(req, res))) });
-app.get('/upload/*', (request, reply) => {
+app.get('/upload/*', route((request, reply) => {
   const path = storedPath(request.params['*']);
   if (!path) return reply.code(400).type('text/plain; charset=utf-8').send('bad name');
   if (exists.get(path) || statSync(join(storeRoot, path), { throwIfNoEntry: false })) return reply.code(409).type('text/plain; charset=utf-8').send('exists');
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(signed('PUT', path, 3600)));
-});
-app.get('/download/*', (request, reply) => {
+}));
+app.get('/download/*', route((request, reply) => {
   const path = storedPath(request.params['*']);
   if (!path || !exists.get(path)) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
   const url = signed('GET', path, 86400);
   return reply.code(302).header('location', url).type('text/html').send(JSON.stringify({ download_url: url }));
-});
-app.get('/query', (request, reply) => {
+}));
+app.get('/query', route((request, reply) => {
   const names = Object.keys(request.query).sort();
   if (names.some((n) => !(n in FIELDS))) return reply.code(400).type('text/plain; charset=utf-8').send('bad parameter');
   const shape = names.join(',');
@@ -98,7 +172,7 @@ app.get('/query', (request, reply) => {
   let body = '[';
   for (const row of statement.iterate(names.map((n) => request.query[n]))) body += (body.length > 1 ? ',' : '') + JSON.stringify(row);
   return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(`${body}]`);
-});
+}));
 await app.listen({ port: 0, host: '127.0.0.1' });
 base = `http://127.0.0.1:${app.server.address().port}`;
 console.log(`LISTENING ${base}`);

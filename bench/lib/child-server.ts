@@ -103,9 +103,12 @@ export async function startBareNode(): Promise<ChildServer> {
   return wrap(child, await waitForUrl(child));
 }
 
-/** The yardstick (bench/minimal-peer.mjs) on the catalog, store and signing secret of an SDC_HOME. */
-export async function startMinimalPeer(home: string): Promise<ChildServer> {
-  const [command, args] = onServerCore(process.execPath, [join(ROOT, 'bench', 'minimal-peer.mjs'), home]);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * The yardstick (bench/minimal-peer.mjs) on the catalog, store and signing secret of an SDC_HOME;
+ * with `features`, the second yardstick: the same plus the service's per-request features.
+ */
+export async function startMinimalPeer(home: string, features = false, env: Record<string, string> = {}): Promise<ChildServer> {
+  const [command, args] = onServerCore(process.execPath, [join(ROOT, 'bench', 'minimal-peer.mjs'), home, ...(features ? ['--features'] : [])]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return wrap(child, await waitForUrl(child));
 }
