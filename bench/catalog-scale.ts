@@ -5,6 +5,7 @@ import { syntheticRecords, type Catalog, type QueryFilter, type QueryOptions } f
 import { openCatalog } from '../src/catalog/open-catalog.js';
 import { KyselyCatalog } from '../src/catalog/kysely-catalog.js';
 import { IMAP_MISSION } from '../src/mission/index.js';
+import { minimalSqliteLoad } from './lib/minimal-bulk-load.js';
 import { fmt, percentile, table } from './lib/stats.js';
 
 const ROUNDS = 200;
@@ -40,13 +41,36 @@ const SEARCHES: { label: string; make: (i: number) => { filter: QueryFilter; opt
   { label: 'ingestion since (first 100)', make: (i) => ({ filter: { ingestion_start: new Date(Date.UTC(2025, 0, 2 + (i % 5))).toISOString() }, options: { limit: 100 } }) },
 ];
 
-async function seed(catalog: Catalog, count: number): Promise<{ wall: number; cpu: number }> {
+/** Records per second of wall clock and per CPU second of this process while `load` runs. */
+async function rateOf(count: number, load: () => unknown): Promise<{ wall: number; cpu: number }> {
   const started = performance.now();
   const cpu0 = process.cpuUsage();
-  // As `sdc seed`: one bulk load (indexes built once, at its end).
-  await catalog.bulkLoad(syntheticRecords(IMAP_MISSION, count));
+  await load();
   const cpu = process.cpuUsage(cpu0);
   return { wall: count / ((performance.now() - started) / 1000), cpu: count / ((cpu.user + cpu.system) / 1e6) };
+}
+
+function seed(catalog: Catalog, count: number): Promise<{ wall: number; cpu: number }> {
+  // As `sdc seed`: one bulk load (indexes built once, at its end).
+  return rateOf(count, () => catalog.bulkLoad(syntheticRecords(IMAP_MISSION, count)));
+}
+
+/** Largest load the SQLite yardsticks are run for (each is another load of the same size). */
+const YARDSTICK_UP_TO = 2_000_000;
+
+/**
+ * The same records loaded into new files by the yardsticks of minimal-bulk-load.ts, right
+ * after the seed, in the same process: the plainest durable load with the catalog's schema,
+ * and SQLite's floor (the table alone, no journal, no sync).
+ */
+async function sqliteYardsticks(home: string, count: number, ours: { wall: number; cpu: number }): Promise<string> {
+  const schemaFrom = join(home, 'catalog.db');
+  const minimal = await rateOf(count, () => minimalSqliteLoad(join(home, 'minimal.db'), schemaFrom, syntheticRecords(IMAP_MISSION, count)));
+  const floor = await rateOf(count, () => minimalSqliteLoad(join(home, 'floor.db'), schemaFrom, syntheticRecords(IMAP_MISSION, count), true));
+  return [
+    `The same ${count.toLocaleString('en')} records loaded just after, per CPU second (wall clock): the plainest durable load with the same schema (bench/lib/minimal-bulk-load.ts: one transaction, 100-row INSERTs as the records come, indexes and ANALYZE at the end) ${fmt(minimal.cpu, 0)} (${fmt(minimal.wall, 0)}/s); SQLite's floor, the table alone (records sorted 1000 at a time, as ours) with no index, journal or sync, ${fmt(floor.cpu, 0)} (${fmt(floor.wall, 0)}/s).`,
+    `Ours against them, per CPU second: **${fmt(ours.cpu / minimal.cpu)}** of the plainest durable load, **${fmt(ours.cpu / floor.cpu)}** of the floor.`,
+  ].join(' ');
 }
 
 /**
@@ -114,8 +138,10 @@ export async function benchCatalog(label: string, url: string | undefined, count
         plans.push(`- ${search.label}: ${[...seen].map(([plan, filter]) => (many ? `for ${filter}: ${plan}` : plan)).join(' **or** ')}`);
       }
     }
+    const yardsticks = url === undefined && count <= YARDSTICK_UP_TO ? ['', await sqliteYardsticks(home, count, rate)] : [];
     return [
       `${label}, N = ${count.toLocaleString('en')}: seeded (records generated and bulk loaded, as by sdc seed) at ${fmt(rate.wall, 0)} records/s wall clock, ${fmt(rate.cpu, 0)} records per CPU second of this process (on SQLite the whole work; on PostgreSQL only the client's share).`,
+      ...yardsticks,
       '',
       table(['search', 'rows answered (mean)', 'p50 ms', 'p99 ms'], rows),
       '',
