@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minimalSqliteLoad } from '../../../bench/lib/minimal-bulk-load.js';
+import { syntheticRecords } from '../../../src/catalog/index.js';
+import { openCatalog } from '../../../src/catalog/open-catalog.js';
+import { IMAP_MISSION } from '../../../src/mission/index.js';
+import { runCli } from '../../helpers/run-cli.js';
+
+// The bench's yardsticks (issue 15) must do the work they stand for, or their ratios mean nothing.
+
+const secondaryIndexes = (db: Database.Database) =>
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL ORDER BY name").pluck().all() as string[]);
+
+describe('the bulk load yardsticks (bench/lib/minimal-bulk-load.ts)', () => {
+  let dir: string;
+  let schemaFrom: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sdc-yardstick-'));
+    schemaFrom = join(dir, 'catalog.db');
+    await (await openCatalog(`sqlite:${schemaFrom}`)).close();
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  // 2500: two whole 1000-record pieces and a partial one; 25 whole 100-row statements.
+  const N = 2500;
+
+  it('the plainest durable load stores every record, with the catalog\'s indexes and planner statistics', () => {
+    const file = join(dir, 'minimal.db');
+    minimalSqliteLoad(file, schemaFrom, syntheticRecords(IMAP_MISSION, N));
+    const db = new Database(file, { readonly: true });
+    const source = new Database(schemaFrom, { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) FROM files').pluck().get()).toBe(N);
+      expect(secondaryIndexes(db)).toEqual(secondaryIndexes(source));
+      expect(secondaryIndexes(db).length).toBeGreaterThan(0);
+      expect(db.prepare("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'files'").pluck().get()).toBeGreaterThan(0);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('page_size', { simple: true })).toBe(16384);
+      const last = [...syntheticRecords(IMAP_MISSION, N)][N - 1]!;
+      expect(db.prepare('SELECT * FROM files WHERE file_path = ?').get(last.file_path)).toMatchObject({ sha256: last.sha256, size: last.size });
+    } finally {
+      db.close();
+      source.close();
+    }
+  });
+
+  it('the floor stores every record in the table alone, with no secondary index', () => {
+    const file = join(dir, 'floor.db');
+    minimalSqliteLoad(file, schemaFrom, syntheticRecords(IMAP_MISSION, N), true);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(DISTINCT file_path) FROM files').pluck().get()).toBe(N);
+      expect(secondaryIndexes(db)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('the yardstick with the features (bench/minimal-peer.mjs --features)', { timeout: 60_000 }, () => {
+  let home: string;
+  let key: string;
+  let peer: ChildProcess;
+  let url: string;
+  let stdout = '';
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'sdc-yardstick-home-'));
+    expect((await runCli(['seed', '--count', '20', '--home', home, '--create'])).code).toBe(0);
+    key = (await runCli(['keys', 'create', 'bench', '--home', home])).stdout.trim();
+    // In the bench the service made this at its start; the peer signs with the same secret.
+    await writeFile(join(home, 'signing-secret'), `${'ab'.repeat(32)}\n`);
+    peer = spawn(process.execPath, [join(import.meta.dirname, '../../../bench/minimal-peer.mjs'), home, '--features'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    url = await new Promise<string>((resolve, reject) => {
+      peer.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const m = /LISTENING (\S+)/.exec(stdout);
+        if (m) resolve(m[1]!);
+      });
+      peer.once('exit', (code) => reject(new Error(`minimal-peer exited with ${code}`)));
+    });
+  });
+  afterAll(async () => {
+    peer?.kill('SIGTERM');
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const stored = [...syntheticRecords(IMAP_MISSION, 1)][0]!.file_path.split('/').pop()!;
+
+  it('checks the key, sends the features\' headers and writes an access line', async () => {
+    const r = await fetch(`${url}/download/${stored}`, { headers: { 'x-api-key': key }, redirect: 'manual' });
+    expect(r.status).toBe(302);
+    expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('999999');
+
+    // A well-formed key that is not the one stored: refused, as the service refuses it.
+    const wrong = `${key.slice(0, -4)}${key.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    expect((await fetch(`${url}/download/${stored}`, { headers: { 'x-api-key': wrong }, redirect: 'manual' })).status).toBe(401);
+
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = stdout.split('\n').filter((line) => line.startsWith('{'));
+    expect(lines.map((line) => JSON.parse(line) as { api_key: string | null; res: { statusCode: number } })).toContainEqual(
+      expect.objectContaining({ api_key: 'bench', res: { statusCode: 302 }, msg: 'request' }),
+    );
+  });
+});
