@@ -3,7 +3,7 @@
 // signing secret. Fastify 5 with no plugins, better-sqlite3 prepared statements (one per filter
 // shape), node:crypto HMAC. Usage: node bench/minimal-peer.mjs <SDC_HOME> [--features]
 // (prints LISTENING <url>). With --features it also does, in the least code, what the service
-// does on every request with everything on (see `features` below): the second yardstick, which
+// does on every request with everything on (`admit` and `account` below): the second yardstick, which
 // tells the cost of those features apart from the cost of how the service is built.
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 /* global process, Buffer, console, URL, performance, setTimeout */
