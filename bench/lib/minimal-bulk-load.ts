@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { byPath } from '../../src/catalog/bulk-load-pieces.js';
 import type { FileRecord } from '../../src/catalog/index.js';
 
 const COLUMNS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader'] as const;
@@ -48,16 +49,15 @@ export function minimalSqliteLoad(file: string, schemaFrom: string, records: Ite
   }
 }
 
-/** The records, sorted by path 1000 at a time. */
+/** The records, sorted by path 1000 at a time (the order the service's load inserts them in). */
 function* sortedPieces(records: Iterable<FileRecord>): Iterable<FileRecord> {
   let piece: FileRecord[] = [];
-  const sorted = () => piece.sort((a, b) => (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0));
   for (const r of records) {
     piece.push(r);
     if (piece.length === 1000) {
-      yield* sorted();
+      yield* piece.sort(byPath);
       piece = [];
     }
   }
-  yield* sorted();
+  yield* piece.sort(byPath);
 }
