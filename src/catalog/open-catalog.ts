@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Catalog } from './catalog.js';
+import type { FileRecord } from './file-record.js';
 import { openPostgresCatalog, postgresCatalogExists, type PostgresCatalogOptions } from './postgres/postgres-catalog.js';
 import { redactPassword } from './postgres/postgres-url.js';
+import { sqliteBulkLoad } from './sqlite/sqlite-bulk-load.js';
 import { openSqliteCatalog } from './sqlite/sqlite-catalog.js';
 
 /** Opens the catalog named by SDC_CATALOG: `sqlite:<file>` or `postgres://user@host/db[?schema=name]`. */
@@ -16,6 +18,28 @@ export async function openCatalog(url: string, options: PostgresCatalogOptions =
   throw new Error(
     `SDC_CATALOG ${JSON.stringify(describeCatalogUrl(url))} is not supported; expected sqlite:<file> or postgres://user:password@host:5432/database`,
   );
+}
+
+/**
+ * A bulk load by a process that holds nothing else of the catalog open (`sdc seed`): the
+ * catalog is opened (created or migrated) and closed, then loaded. An SQLite file that no
+ * other process has open is loaded with a rollback journal, which writes each page once
+ * instead of twice (sqlite-bulk-load.ts); one that a server has open is loaded as
+ * Catalog.bulkLoad loads it. Any other catalog is loaded through Catalog.bulkLoad.
+ * Answers the number of new records, as bulkLoad does.
+ */
+export async function bulkLoadCatalog(url: string, records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+  const file = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
+  const catalog = await openCatalog(url);
+  if (file === undefined || file === ':memory:') {
+    try {
+      return await catalog.bulkLoad(records);
+    } finally {
+      await catalog.close();
+    }
+  }
+  await catalog.close();
+  return sqliteBulkLoad(resolve(file), records, { alone: true });
 }
 
 /** Whether the catalog the URL names has been created (an SQLite file; a PostgreSQL schema with its tables). */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { syntheticRecords } from '../catalog/index.js';
-import { openCatalog } from '../catalog/open-catalog.js';
+import { bulkLoadCatalog } from '../catalog/open-catalog.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { loadMissionConfig } from '../mission/index.js';
 import { checkOperatorTarget, CREATE_OPTION } from './operator-target.js';
@@ -31,15 +31,9 @@ export function registerSeedCommand(program: Command): void {
       }
       const config = loadServerConfig(process.env, flags);
       await checkOperatorTarget('seed', config, { create: flags.create });
-      const catalog = await openCatalog(config.catalog);
       const started = process.hrtime.bigint();
-      let inserted = 0;
-      try {
-        // One bulk load: a seed larger than the catalog builds its indexes once, at the end.
-        inserted = await catalog.bulkLoad(syntheticRecords(loadMissionConfig(config.missionConfig), count, first));
-      } finally {
-        await catalog.close();
-      }
+      // One bulk load: a seed larger than the catalog builds its indexes once, at the end.
+      const inserted = await bulkLoadCatalog(config.catalog, syntheticRecords(loadMissionConfig(config.missionConfig), count, first));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       console.error(`seeded ${inserted} new records (of ${count}) in ${seconds.toFixed(1)} s: ${Math.round(count / seconds)} records/s`);
     });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { syntheticRecords, type Catalog, type FileRecord } from '../../src/catalog/index.js';
-import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { bulkLoadCatalog, openCatalog } from '../../src/catalog/open-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/mission-config.js';
 import { TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 
@@ -245,4 +245,139 @@ describe('the shared bulk load (an in-memory SQLite catalog, which has no load p
       await catalog.close();
     }
   });
+});
+
+describe("sdc seed's load (bulkLoadCatalog) of an SQLite catalog", () => {
+  const dirs: string[] = [];
+  const opened: Catalog[] = [];
+  afterEach(async () => {
+    for (const c of opened.splice(0)) await c.close().catch(() => undefined);
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+  const fresh = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sdc-seed-load-'));
+    dirs.push(dir);
+    const file = join(dir, 'catalog.db');
+    const url = `sqlite:${file}`;
+    const before = await catalogFacts(url, file);
+    return { file, url, indexes: before.indexes };
+  };
+  /** The file as a new connection finds it: its journal mode, its indexes, its integrity. */
+  const catalogFacts = async (url: string, file: string) => {
+    const catalog = await openCatalog(url);
+    await catalog.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      return {
+        journal: db.pragma('journal_mode', { simple: true }),
+        integrity: db.pragma('integrity_check', { simple: true }),
+        indexes: db.prepare("SELECT name || ': ' || ifnull(sql, '') FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' ORDER BY name").pluck().all(),
+        rows: db.prepare('SELECT count(*) FROM files').pluck().get(),
+      };
+    } finally {
+      db.close();
+    }
+  };
+  /** The records, noting after `at` of them whether the load writes through a rollback journal. */
+  async function* watched(records: Iterable<FileRecord>, file: string, at: number, seen: { journal?: boolean; wal?: number; during?: () => Promise<void> }) {
+    let i = 0;
+    for (const r of records) {
+      if (++i === at) {
+        seen.journal = existsSync(`${file}-journal`);
+        seen.wal = existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0;
+        await seen.during?.();
+      }
+      yield r;
+    }
+  }
+
+  it('writes through a rollback journal when nothing else has the file open, and leaves it in WAL with every index', async () => {
+    const { file, url, indexes } = await fresh();
+    const seen: { journal?: boolean; wal?: number } = {};
+    expect(await bulkLoadCatalog(url, watched(syntheticRecords(IMAP_MISSION, 30_000), file, 25_000, seen))).toBe(30_000);
+    expect(seen.journal).toBe(true);
+    expect(existsSync(`${file}-journal`)).toBe(false);
+    expect(await catalogFacts(url, file)).toEqual({ journal: 'wal', integrity: 'ok', indexes, rows: 30_000 });
+    // Into a catalog with rows already: new ones counted, stored ones left as they are.
+    expect(await bulkLoadCatalog(url, syntheticRecords(IMAP_MISSION, 40_000))).toBe(10_000);
+    expect(await catalogFacts(url, file)).toEqual({ journal: 'wal', integrity: 'ok', indexes, rows: 40_000 });
+  });
+
+  it('loads through the WAL when the catalog is open elsewhere, which reads the rows as they were until it commits', async () => {
+    const { file, url, indexes } = await fresh();
+    const open = await openCatalog(url);
+    opened.push(open);
+    await open.insertMany([...syntheticRecords(IMAP_MISSION, 100, 50_000)]);
+    const seen: { journal?: boolean; wal?: number; during?: () => Promise<void> } = {};
+    let countDuring: number | undefined;
+    seen.during = async () => {
+      countDuring = await open.count({});
+    };
+    expect(await bulkLoadCatalog(url, watched(syntheticRecords(IMAP_MISSION, 30_000), file, 25_000, seen))).toBe(30_000);
+    expect(seen.journal).toBe(false);
+    expect(seen.wal).toBeGreaterThan(0);
+    expect(countDuring).toBe(100);
+    expect(await open.count({})).toBe(30_100);
+    expect(await catalogFacts(url, file)).toEqual({ journal: 'wal', integrity: 'ok', indexes, rows: 30_100 });
+  });
+
+  it('refuses a catalog opened while it loads alone, saying why, and loads on', async () => {
+    const { file, url, indexes } = await fresh();
+    const seen: { journal?: boolean; during?: () => Promise<void> } = {};
+    let refusal: unknown;
+    seen.during = async () => {
+      refusal = await openCatalog(url).then(
+        (c) => c.close(),
+        (err: unknown) => err,
+      );
+    };
+    expect(await bulkLoadCatalog(url, watched(syntheticRecords(IMAP_MISSION, 30_000), file, 25_000, seen))).toBe(30_000);
+    expect(seen.journal).toBe(true);
+    expect(String(refusal)).toMatch(/catalog .*catalog\.db is held by another process .*sdc seed.*try again/);
+    expect(await catalogFacts(url, file)).toEqual({ journal: 'wal', integrity: 'ok', indexes, rows: 30_000 });
+  }, 20_000);
+
+  it('leaves the catalog as it was, in WAL with every index, when its process is killed mid-load', async () => {
+    const { file, url, indexes } = await fresh();
+    await bulkLoadCatalog(url, syntheticRecords(IMAP_MISSION, 1000));
+    const require = createRequire(import.meta.url);
+    const from = (path: string) => JSON.stringify(pathToFileURL(join(import.meta.dirname, path)).href);
+    // A child seeds 40k records and kills itself (SIGKILL: no cleanup) after 30k of them,
+    // saying first whether its journal is there.
+    const script = `
+      const { existsSync } = await import('node:fs');
+      const { bulkLoadCatalog } = await import(${from('../../src/catalog/open-catalog.ts')});
+      const { syntheticRecords } = await import(${from('../../src/catalog/index.ts')});
+      const { IMAP_MISSION } = await import(${from('../../src/mission/mission-config.ts')});
+      async function* records() {
+        let i = 0;
+        for (const r of syntheticRecords(IMAP_MISSION, 40000, 1000)) {
+          if (++i === 30000) {
+            await new Promise((r) => setTimeout(r, 200));
+            process.stdout.write(existsSync(process.env.FILE + '-journal') ? 'journal' : 'none');
+            process.kill(process.pid, 'SIGKILL');
+          }
+          yield r;
+        }
+      }
+      await bulkLoadCatalog(process.env.URL, records());
+    `;
+    let said = '';
+    const signal = await new Promise<string | null>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, '--input-type=module', '-e', script], {
+        env: { PATH: process.env.PATH ?? '', URL: url, FILE: file },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
+      child.on('error', reject);
+      child.on('exit', (_code, sig) => resolve(sig));
+    });
+    expect(signal).toBe('SIGKILL');
+    expect(said).toBe('journal');
+    expect(existsSync(`${file}-journal`)).toBe(true);
+    // The next open rolls the hot journal back before anything reads the file.
+    expect(await catalogFacts(url, file)).toEqual({ journal: 'wal', integrity: 'ok', indexes, rows: 1000 });
+    expect(await bulkLoadCatalog(url, syntheticRecords(IMAP_MISSION, 40_000, 1000))).toBe(40_000);
+    expect(await catalogFacts(url, file)).toEqual({ journal: 'wal', integrity: 'ok', indexes, rows: 41_000 });
+  }, 60_000);
 });

@@ -24,9 +24,9 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   // docs/performance.md). It takes effect only on a file that has no page yet; an existing
   // catalog keeps its page size (changing it would take a VACUUM outside WAL).
   if (file !== ':memory:') sqlite.pragma(`page_size = ${NEW_CATALOG_PAGE_SIZE}`);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
+  walOrRefuse(sqlite, file);
+  sqlite.pragma('synchronous = FULL');
   // 64 MiB of page cache (default 2 MiB): the indexes of a million-file catalog stay in memory.
   sqlite.pragma('cache_size = -65536');
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
@@ -50,6 +50,24 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
     await db.destroy();
   };
   return new SqliteCatalog(db, reader, close, SQLITE_DIALECT, sqlite);
+}
+
+/**
+ * Asks for the WAL, which every catalog connection uses. SQLite refuses it at once while
+ * another process holds the file alone (`sdc seed` loading with a rollback journal, see
+ * sqlite-bulk-load.ts); this says so, instead of SQLite's bare "database is locked".
+ */
+function walOrRefuse(sqlite: Database.Database, file: string): void {
+  try {
+    sqlite.pragma('journal_mode = WAL');
+  } catch (err) {
+    sqlite.close();
+    if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw err;
+    throw new Error(
+      `the catalog ${file} is held by another process (a bulk load such as sdc seed holds a catalog that nothing else had open until it ends); try again when it has finished`,
+      { cause: err },
+    );
+  }
 }
 
 /** Prepared statements kept per SQL text: a query shape is compiled by SQLite once, not per request. */
