@@ -68,7 +68,7 @@ async function sqliteYardsticks(home: string, count: number, ours: { wall: numbe
   const minimal = await rateOf(count, () => minimalSqliteLoad(join(home, 'minimal.db'), schemaFrom, syntheticRecords(IMAP_MISSION, count)));
   const floor = await rateOf(count, () => minimalSqliteLoad(join(home, 'floor.db'), schemaFrom, syntheticRecords(IMAP_MISSION, count), true));
   return [
-    `The same ${count.toLocaleString('en')} records loaded just after, per CPU second (wall clock): the plainest durable load with the same schema (bench/lib/minimal-bulk-load.ts: one transaction, 100-row INSERTs as the records come, indexes and ANALYZE at the end) ${fmt(minimal.cpu, 0)} (${fmt(minimal.wall, 0)}/s); SQLite's floor, the table alone (records sorted 1000 at a time, as ours) with no index, journal or sync, ${fmt(floor.cpu, 0)} (${fmt(floor.wall, 0)}/s).`,
+    `The same ${count.toLocaleString('en')} records loaded just after, per CPU second (wall clock): the plainest durable load with the same schema (bench/lib/minimal-bulk-load.ts: one transaction, 100-row INSERTs as the records come, indexes and ANALYZE at the end) ${fmt(minimal.cpu, 0)} (${fmt(minimal.wall, 0)}/s); SQLite's floor, the table alone (records sorted 1000 at a time and inserted by the service's own row inserter, as ours) with no index, journal or sync, ${fmt(floor.cpu, 0)} (${fmt(floor.wall, 0)}/s).`,
     `Ours against them, per CPU second: **${fmt(ours.cpu / minimal.cpu)}** of the plainest durable load, **${fmt(ours.cpu / floor.cpu)}** of the floor.`,
   ].join(' ');
 }
