@@ -53,9 +53,11 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
 }
 
 /**
- * Asks for the WAL, which every catalog connection uses. SQLite refuses it at once while
- * another process holds the file alone (`sdc seed` loading with a rollback journal, see
- * sqlite-bulk-load.ts); this says so, instead of SQLite's bare "database is locked".
+ * Asks for the WAL, which every catalog connection uses. While another process holds the
+ * file alone (`sdc seed` loading with a rollback journal, see sqlite-bulk-load.ts), SQLite
+ * refuses it, at once or after busy_timeout (at once while the load holds no more than its
+ * write reservation, since waiting could deadlock); this says why, instead of SQLite's bare
+ * "database is locked".
  */
 function walOrRefuse(sqlite: Database.Database, file: string): void {
   try {
