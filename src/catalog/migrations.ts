@@ -119,6 +119,13 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDiale
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
   const { error, results } = await new Migrator({ db, provider, migrationTableSchema: schema }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
+  const unknown = /previously executed migration (\S+) is missing/.exec(String((error as Error | undefined)?.message));
+  if (unknown) {
+    throw new Error(
+      `the catalog has been migrated by a newer version of sdc (migration ${unknown[1]}, which this version does not know); use that version or a later one`,
+      { cause: error },
+    );
+  }
   if (error || failed) {
     throw new Error(`catalog migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`, {
       cause: error,

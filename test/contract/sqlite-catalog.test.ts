@@ -1,6 +1,9 @@
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { testCatalog } from './catalog-contract.js';
 
@@ -14,4 +17,36 @@ testCatalog('sqlite', async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('an SQLite catalog this version cannot open', () => {
+  /** Handles this process holds on files under `dir`. */
+  const handlesUnder = (dir: string) =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
+      } catch {
+        return false; // closed between the listing and the read
+      }
+    }).length;
+
+  it.skipIf(!existsSync('/proc/self/fd'))('refuses one a newer version migrated, saying so, and keeps no handle on it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sdc-catalog-newer-'));
+    try {
+      const file = join(dir, 'catalog.db');
+      await (await openCatalog(`sqlite:${file}`)).close();
+      const db = new Database(file);
+      db.prepare("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999-from-a-later-version', '2030-01-01T00:00:00.000Z')").run();
+      db.close();
+      expect(handlesUnder(dir)).toBe(0);
+      for (let i = 0; i < 3; i++) {
+        await expect(openCatalog(`sqlite:${file}`)).rejects.toThrow(
+          `cannot open the SQLite catalog ${file}: the catalog has been migrated by a newer version of sdc (migration 9999-from-a-later-version, which this version does not know); use that version or a later one`,
+        );
+      }
+      expect(handlesUnder(dir)).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

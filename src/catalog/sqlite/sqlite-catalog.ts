@@ -30,7 +30,13 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   // 64 MiB of page cache (default 2 MiB): the indexes of a million-file catalog stay in memory.
   sqlite.pragma('cache_size = -65536');
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+  try {
+    await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+  } catch (err) {
+    // A refused catalog (say, one a newer build migrated) leaves no handle open behind it.
+    await db.destroy();
+    throw new Error(`cannot open the SQLite catalog ${file}: ${(err as Error).message}`, { cause: err });
+  }
   // Statistics for the planner if the catalog has none or has doubled or halved since (a
   // catalog filled by an older version, or grown by uploads); see analyzeIfStale.
   // Only an optimization: a catalog that another process holds busy opens without it.
@@ -40,7 +46,13 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
     // the statistics stay as they were; the next bulk load or start tries again
   }
   // The hot reads' own connection (see SqliteCatalog); an in-memory database has only the one.
-  const reader = file === ':memory:' ? sqlite : new Database(file, { readonly: true });
+  let reader: Database.Database;
+  try {
+    reader = file === ':memory:' ? sqlite : new Database(file, { readonly: true });
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   if (reader !== sqlite) {
     reader.pragma('busy_timeout = 5000');
     reader.pragma('cache_size = -65536');
