@@ -95,9 +95,9 @@ export async function sqliteBulkLoad(
  * catalog: 1.26–1.43× records per CPU second, system time 5 s → 1.4 s (docs/performance.md).
  * As durable: synchronous stays FULL, and a crash leaves a hot journal that the next
  * connection to open the file rolls back before anything reads it. The cost, while it
- * lasts: a reader is refused (SQLITE_BUSY) once the load's pages spill into the file,
- * and a server cannot start on the catalog (it asks for the WAL at start); hence only
- * with `alone`, which `sdc seed` passes (bulkLoadCatalog).
+ * lasts: once the load's pages spill into the file, a reader waits out its busy_timeout
+ * and is refused, and a server cannot start on the catalog (it asks for the WAL at start,
+ * see walOrRefuse); hence only with `alone`, which `sdc seed` passes (bulkLoadCatalog).
  */
 function loadWithoutSharing(db: Database.Database): boolean {
   try {
