@@ -2,15 +2,19 @@ import { once } from 'node:events';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { backendFailure } from '../../errors/index.js';
-import { outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
+import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { RECORD_COLUMNS as COLUMNS } from '../record-row.js';
 
 /** Records turned into COPY text at once: few enough to die young. */
 const PIECE = 1000;
 
-/** Records staged (COPY) before they are moved into the table: about 5 MB, within the default temp_buffers (8 MB). */
-const STAGE_ROWS = 20_000;
+/**
+ * Records loaded as one chunk: copied straight into the table, or staged and moved. About
+ * 5 MB of COPY text, within the default temp_buffers (8 MB) when staged; the chunk's records
+ * are held until it is in, so that a chunk refused for a path already there can be staged.
+ */
+const CHUNK_ROWS = 20_000;
 
 /** While the secondary indexes are kept (a load smaller than the table), commit this often. */
 const COMMIT_EVERY = 100_000;
@@ -26,6 +30,9 @@ const STAGING = 'pg_temp.sdc_files_load';
  */
 const MOVE_STAGED = `INSERT INTO files (${COLUMNS}) SELECT ${COLUMNS} FROM ${STAGING} ORDER BY file_path, ctid ON CONFLICT DO NOTHING`;
 
+/** PostgreSQL's unique_violation: a chunk copied straight in held a path already there, or one twice. */
+const UNIQUE_VIOLATION = '23505';
+
 /** The text COPY reads: tab-separated, `\N` for null, backslash escapes for what would break a line. */
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const SPECIAL = /[\\\n\r\t]/;
@@ -34,20 +41,42 @@ const SPECIAL = /[\\\n\r\t]/;
 const text = (value: string | null | undefined) =>
   value === null || value === undefined ? '\\N' : SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : value;
 
-function copyLines(records: readonly FileRecord[]): string {
+function copyLines(records: readonly FileRecord[], from: number, to: number): string {
   let out = '';
-  for (const r of records) {
+  for (let i = from; i < to; i++) {
+    const r = records[i]!;
     out += `${text(r.file_path)}\t${text(r.instrument)}\t${text(r.data_level)}\t${text(r.descriptor)}\t${text(r.start_date)}\t${text(r.end_date)}\t${text(r.version)}\t${text(r.extension)}\t${text(r.ingestion_date)}\t${r.size}\t${text(r.sha256)}\t${text(r.uploader)}\n`;
   }
   return out;
 }
 
+/** Sends records to the server with COPY into `table`, PIECE at a time as the socket takes them. */
+async function copyInto(client: pg.PoolClient, table: string, records: readonly FileRecord[]): Promise<void> {
+  const stream: CopyStreamQuery = client.query(copyFrom(`COPY ${table} (${COLUMNS}) FROM STDIN`));
+  // Settles when the server has taken the COPY, or refused it (listening from the start, so
+  // that a refusal between two writes is not an unhandled 'error').
+  const done = new Promise((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  done.catch(() => undefined);
+  for (let i = 0; i < records.length; i += PIECE) {
+    if (!stream.write(copyLines(records, i, Math.min(records.length, i + PIECE)))) await Promise.race([once(stream, 'drain'), done]);
+  }
+  stream.end();
+  await done;
+}
+
 /**
- * A bulk load of a PostgreSQL catalog on one pooled connection. Records are sent with COPY
- * (text, no statement per row or per array) into a temporary staging table, then moved into
- * the table by one INSERT ... SELECT ... ON CONFLICT DO NOTHING per STAGE_ROWS. While what
- * was loaded is smaller than the table was at the start, the indexes are kept and the load
- * commits every COMMIT_EVERY records. Once it outgrows the table (outgrowsTable), the
+ * A bulk load of a PostgreSQL catalog on one pooled connection, CHUNK_ROWS records at a time,
+ * each chunk sorted by path. A chunk is first copied straight into the table (COPY: no
+ * statement per row, heap pages filled many rows at once, the primary key in path order),
+ * under a savepoint; if the primary key refuses it (a path already stored, or given twice),
+ * the savepoint undoes the whole chunk, and it and the rest of the load go the staged way:
+ * COPY into a temporary table, then one INSERT ... SELECT ... ON CONFLICT DO NOTHING per
+ * chunk, which keeps what is stored and the first of a path given twice, as insertMany does.
+ * While what was loaded is smaller than the table was at the start, the indexes are kept and
+ * the load commits every COMMIT_EVERY records. Once it outgrows the table (outgrowsTable), the
  * secondary indexes, as pg_index lists them (constraints' indexes, the primary key, stay), are
  * dropped and the rest of the load runs in one transaction that builds them again before it
  * commits: a crash or failure during it rolls back to the last commit, every index included.
@@ -63,55 +92,53 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     client = await pool.connect();
     const c = client;
     await c.query('BEGIN');
-    await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_files_load (LIKE files)`);
-    await c.query(`TRUNCATE ${STAGING}`);
     const atStart = await rowsOf(c);
     let given = 0;
     let inserted = 0;
-    let staged = 0;
     let sinceCommit = 0;
     let setAside: string[] | undefined;
-    let copy: { stream: CopyStreamQuery; done: Promise<unknown> } | undefined;
-    const startCopy = () => {
-      const stream = c.query(copyFrom(`COPY ${STAGING} (${COLUMNS}) FROM STDIN`));
-      // Settles when the server has taken the COPY, or refused it (listening from the start,
-      // so that a refusal between two writes is not an unhandled 'error').
-      const done = new Promise((resolve, reject) => {
-        stream.on('finish', resolve);
-        stream.on('error', reject);
-      });
-      done.catch(() => undefined);
-      return { stream, done };
-    };
-    const move = async () => {
-      if (copy) {
-        copy.stream.end();
-        await copy.done;
-        copy = undefined;
+    // Straight into the table until a chunk holds a path that is already there.
+    let straight = true;
+    let staging = false;
+    const load = async (chunk: FileRecord[]) => {
+      given += chunk.length;
+      if (!setAside && outgrowsTable(given, atStart)) setAside = await setIndexesAside(c);
+      chunk.sort(byPath); // stable: of a path given twice, the first stays first
+      if (straight) {
+        await c.query('SAVEPOINT sdc_chunk');
+        try {
+          await copyInto(c, 'files', chunk);
+          await c.query('RELEASE SAVEPOINT sdc_chunk');
+          inserted += chunk.length;
+          return;
+        } catch (err) {
+          if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+          await c.query('ROLLBACK TO SAVEPOINT sdc_chunk');
+          straight = false;
+        }
       }
-      if (staged === 0) return;
+      if (!staging) {
+        await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_files_load (LIKE files)`);
+        await c.query(`TRUNCATE ${STAGING}`);
+        staging = true;
+      }
+      await copyInto(c, STAGING, chunk);
       inserted += (await c.query(MOVE_STAGED)).rowCount ?? 0;
       await c.query(`TRUNCATE ${STAGING}`);
-      staged = 0;
     };
+    let chunk: FileRecord[] = [];
     for await (const piece of piecesOf(records, PIECE, source)) {
-      given += piece.length;
-      if (!setAside && outgrowsTable(given, atStart)) {
-        await move(); // the connection runs one statement at a time: the COPY first
-        setAside = await setIndexesAside(c);
-      }
-      copy ??= startCopy();
-      if (!copy.stream.write(copyLines(piece))) await Promise.race([once(copy.stream, 'drain'), copy.done]);
-      staged += piece.length;
-      if (staged >= STAGE_ROWS) await move();
-      if (!setAside && (sinceCommit += piece.length) >= COMMIT_EVERY) {
-        await move();
+      for (const r of piece) chunk.push(r);
+      if (chunk.length < CHUNK_ROWS) continue;
+      await load(chunk);
+      chunk = [];
+      if (!setAside && (sinceCommit += CHUNK_ROWS) >= COMMIT_EVERY) {
         await c.query('COMMIT');
         await c.query('BEGIN');
         sinceCommit = 0;
       }
     }
-    await move();
+    if (chunk.length > 0) await load(chunk);
     if (setAside) {
       // Memory for the index builds' sorts, for this transaction only.
       await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
@@ -119,10 +146,10 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     }
     await c.query('COMMIT');
     // The records are committed: what follows cannot fail the load. As after insertMany,
-    // statistics now rather than when autovacuum comes by; the staging table is dropped (or
-    // goes with the connection, dropped if this fails).
+    // statistics now rather than when autovacuum comes by; the staging table, if any, is
+    // dropped (or goes with the connection, dropped if this fails).
     try {
-      await c.query(`DROP TABLE ${STAGING}`);
+      if (staging) await c.query(`DROP TABLE ${STAGING}`);
       await analyzeAfterLoad(c, inserted);
     } catch {
       failed = true;
