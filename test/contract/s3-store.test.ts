@@ -93,7 +93,9 @@ it('puts no conditional header in upload addresses on Amazon S3 either (the miss
   // not the RGW tests above ran (and set theirs) in this process.
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIAIOSFODNN7EXAMPLE');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY');
-  onTestFinished(() => vi.unstubAllEnvs());
+  onTestFinished(() => {
+    vi.unstubAllEnvs();
+  });
   const store = new S3ObjectStore(parseS3Url('s3://some-bucket?region=eu-west-1'));
   const address = await store.presignPut(key('aws'), 3600);
   expect(signedHeaders(address)).toEqual(['host']);
