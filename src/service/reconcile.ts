@@ -52,6 +52,15 @@ const INDEX_BATCH = 1000;
 const INDEX_EVERY_MS = 1000;
 
 /**
+ * Objects without a record that are read and digested at once. One at a time, a run waited
+ * on each GET's round trip (S3) or each file's open, read and close (local disk) with nothing
+ * else to do; with several in flight those waits overlap each other and the hashing. Below
+ * the AWS SDK's 50 sockets, so S3 requests never queue for one. Each in flight holds only its
+ * stream's buffer, so memory stays bounded.
+ */
+const DIGESTS_IN_FLIGHT = 32;
+
+/**
  * Brings store and catalog into agreement: every object gets a record; records
  * without objects are reported. Both sides are read in key order, a page at a time,
  * and merged, so a run costs a listing and a catalog scan rather than a lookup per
@@ -101,21 +110,37 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
     pending = [];
     indexed += await ingestRecords(ctx, batch);
   };
-  for await (const object of ctx.store.list()) {
-    objects++;
-    while (!record.done && byteOrder(record.value, object.key) < 0) await checkRecord(record.value);
-    if (!record.done && record.value === object.key) {
-      await nextRecord();
-    } else {
-      const result = await recordToIngest(ctx, object.key);
-      if (result === 'skipped') skipped++;
-      else if (result !== 'exists') {
-        if (pending.length === 0) pendingSince = Date.now();
-        pending.push(result);
-      }
-      if (pending.length >= INDEX_BATCH || (pending.length > 0 && Date.now() - pendingSince >= INDEX_EVERY_MS)) await indexPending();
+  // Objects without a record, oldest first, each being read and digested (recordToIngest).
+  const inFlight: Promise<FileRecord | 'exists' | 'skipped'>[] = [];
+  const settleOldest = async () => {
+    const result = await inFlight.shift()!;
+    if (result === 'skipped') skipped++;
+    else if (result !== 'exists') {
+      if (pending.length === 0) pendingSince = Date.now();
+      pending.push(result);
     }
+    if (pending.length >= INDEX_BATCH || (pending.length > 0 && Date.now() - pendingSince >= INDEX_EVERY_MS)) await indexPending();
     report();
+  };
+  try {
+    for await (const object of ctx.store.list()) {
+      objects++;
+      while (!record.done && byteOrder(record.value, object.key) < 0) await checkRecord(record.value);
+      if (!record.done && record.value === object.key) {
+        await nextRecord();
+        report();
+      } else {
+        const digesting = recordToIngest(ctx, object.key);
+        // Its failure is met when it is settled in turn; meanwhile it must not count as unhandled.
+        digesting.catch(() => {});
+        inFlight.push(digesting);
+        if (inFlight.length >= DIGESTS_IN_FLIGHT) await settleOldest();
+      }
+    }
+    while (inFlight.length > 0) await settleOldest();
+  } finally {
+    // A failed run returns only once nothing it started is still reading the store or the catalog.
+    await Promise.allSettled(inFlight);
   }
   await indexPending();
   report();

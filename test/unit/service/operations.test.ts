@@ -261,6 +261,58 @@ describe('reconcile', () => {
     }
   });
 
+  it('digests several objects at once, each indexed once, and settles them in listing order', async () => {
+    const { syntheticRecords } = await import('../../../src/catalog/index.js');
+    const { IMAP_MISSION } = await import('../../../src/mission/index.js');
+    const paths = [...syntheticRecords(IMAP_MISSION, 60)].map((r) => r.file_path);
+    for (const path of paths) await t.store.write(path, Readable.from([Buffer.from(path)]));
+    const store = t.ctx.store;
+    const slow = Object.create(store) as typeof store;
+    let reading = 0;
+    let most = 0;
+    slow.digest = async (key) => {
+      most = Math.max(most, ++reading);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      try {
+        return await store.digest(key);
+      } finally {
+        reading--;
+      }
+    };
+    const progress: number[] = [];
+    expect(await reconcile({ ...t.ctx, store: slow }, { onProgress: (p) => progress.push(p.objects) })).toEqual({ indexed: 60, skipped: 0, missing: [], refused: 0, deferred: 0 });
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(16);
+    expect(progress.at(-1)).toBe(60);
+    expect(await t.ctx.catalog.count({})).toBe(60);
+    for (const path of paths) expect(await t.ctx.catalog.get(path)).toMatchObject({ size: path.length });
+  });
+
+  it('stops at a digest that fails, with its error, once nothing it started is still reading', async () => {
+    const { syntheticRecords } = await import('../../../src/catalog/index.js');
+    const { IMAP_MISSION } = await import('../../../src/mission/index.js');
+    const paths = [...syntheticRecords(IMAP_MISSION, 40)].map((r) => r.file_path).sort();
+    for (const path of paths) await t.store.write(path, Readable.from([Buffer.from(path)]));
+    const store = t.ctx.store;
+    const failing = Object.create(store) as typeof store;
+    let reading = 0;
+    failing.digest = async (key) => {
+      reading++;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, key === paths[5] ? 1 : 5));
+        if (key === paths[5]) throw new Error('disk read failed');
+        return await store.digest(key);
+      } finally {
+        reading--;
+      }
+    };
+    await expect(reconcile({ ...t.ctx, store: failing })).rejects.toThrow('disk read failed');
+    expect(reading).toBe(0);
+    // Nothing of the failed run's batch was inserted; the next run indexes everything.
+    expect(await t.ctx.catalog.count({})).toBe(0);
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 40, skipped: 0, missing: [], refused: 0, deferred: 0 });
+  });
+
   it('counts and logs as indexed only what it wrote when another writer indexes some of a batch first', async () => {
     const { Readable: R } = await import('node:stream');
     const other = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
