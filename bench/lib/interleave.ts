@@ -42,6 +42,13 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** User + system CPU seconds of this process's children that have ended and been waited for (Linux). */
+export function endedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 export interface Target {
   readonly name: string;
   readonly pid: number;

@@ -109,3 +109,12 @@ describe('the yardstick with the features (bench/minimal-peer.mjs --features)', 
     );
   });
 });
+
+describe('the reconcile bench (bench/reconcile.ts)', () => {
+  it('times sdc reconcile only once it has indexed every file, beside the list-and-hash yardstick', async () => {
+    const { benchReconcile } = await import('../../../bench/reconcile.js');
+    const report = await benchReconcile({ files: 300, bytes: 100, rounds: 1 });
+    expect(report).toMatch(/^\| sdc \| \d+ \| \d+ \|/m);
+    expect(report).toMatch(/^\| list and hash \| \d+ \| \d+ \| [\d.]+ \/ [\d.]+ \|/m);
+  });
+});
