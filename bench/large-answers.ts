@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { get } from 'node:http';
-import { startSdc, type ChildServer } from './lib/child-server.js';
+import { startMinimalPeer, startSdc, type ChildServer } from './lib/child-server.js';
 import { seededHome } from './lib/seeded-home.js';
 import { cpuSeconds, median } from './lib/interleave.js';
 import { fmt } from './lib/stats.js';
@@ -10,17 +10,19 @@ const ROOT = join(import.meta.dirname, '..');
 
 /**
  * Streams a query that matches every one of N records, counting records and sampling the
- * server's memory and CPU; with `beforeDist`, another build (e.g. main's) streams the same
- * catalog in alternation, for a ratio taken in the same run.
+ * server's memory and CPU, in alternation with the yardstick (bench/minimal-peer.mjs on the
+ * same catalog: each row as an object through JSON.stringify, the least code, which builds the
+ * whole answer before sending it); with `beforeDist`, another build (e.g. main's) streams the
+ * same records too, for a ratio taken in the same run.
  */
 export async function benchLargeAnswer(count: number, beforeDist?: string, rounds = 2): Promise<string> {
   const home = seededHome(join(ROOT, 'dist'), count);
   const beforeHome = beforeDist ? seededHome(beforeDist, count) : undefined;
-  const servers: [string, ChildServer][] = [['now', await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' })]];
+  const servers: [string, ChildServer][] = [['now', await startSdc({ SDC_HOME: home, SDC_LOG_LEVEL: 'warn' })], ['peer', await startMinimalPeer(home)]];
   if (beforeDist && beforeHome) servers.push(['before', await startSdc({ SDC_HOME: beforeHome, SDC_LOG_LEVEL: 'warn' }, beforeDist)]);
   try {
     const lines: string[] = [];
-    const rates: Record<string, number[]> = { now: [], before: [] };
+    const rates: Record<string, number[]> = { now: [], peer: [], before: [] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, server] of servers) {
         const rssBefore = server.rssMiB();
@@ -34,20 +36,23 @@ export async function benchLargeAnswer(count: number, beforeDist?: string, round
         clearInterval(sampler);
         rates[name]!.push(records / seconds);
         lines.push(
-          `- ${name === 'now' ? 'this build' : 'before'} (round ${round + 1}): ${records.toLocaleString('en')} records, ${fmt(bytes / 2 ** 20, 0)} MiB in ${fmt(seconds, 1)} s = ` +
+          `- ${NAMES[name]} (round ${round + 1}): ${records.toLocaleString('en')} records, ${fmt(bytes / 2 ** 20, 0)} MiB in ${fmt(seconds, 1)} s = ` +
             `**${fmt(records / seconds, 0)} records/s**; server CPU ${fmt(cpu, 1)} s = ${fmt(records / cpu, 0)} records per CPU second; ` +
             `RSS ${fmt(rssBefore, 0)} MiB before, peak ${fmt(rssPeak, 0)} MiB.`,
         );
       }
     }
-    const ratio = beforeDist ? ` Ratio this build / before (median of rounds): ${fmt(median(rates.now!.map((r, i) => r / rates.before![i]!)))}.` : '';
-    return [`GET /query matching all ${count.toLocaleString('en')} records, read by a node:http client that only counts records.${ratio}`, '', ...lines].join('\n');
+    const against = (other: string) => fmt(median(rates.now!.map((r, i) => r / rates[other]![i]!)));
+    const ratios = `Records/s, this build ÷ the yardstick (median of rounds): **${against('peer')}**${beforeDist ? `; this build ÷ before: ${against('before')}` : ''}.`;
+    return [`GET /query matching all ${count.toLocaleString('en')} records, read by a node:http client that only counts records. ${ratios}`, '', ...lines].join('\n');
   } finally {
     for (const [, server] of servers) await server.stop();
     rmSync(home, { recursive: true, force: true });
     if (beforeHome) rmSync(beforeHome, { recursive: true, force: true });
   }
 }
+
+const NAMES: Record<string, string> = { now: 'this build', peer: 'yardstick (minimal peer, whole answer built in memory)', before: 'before' };
 
 const MARK = Buffer.from('{"file_path":');
 
