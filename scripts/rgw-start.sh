@@ -83,7 +83,7 @@ memstore device bytes = 4294967296
 
 [client.rgw.a]
 rgw data = $DIR/rgw
-rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
+rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT tcp_nodelay=1
 rgw dns name = localhost
 rgw thread pool size = 64
 rgw enable usage log = false
