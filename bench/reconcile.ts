@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { syntheticRecords } from '../src/catalog/index.js';
 import { IMAP_MISSION } from '../src/mission/index.js';
+import { DIGESTS_IN_FLIGHT } from '../src/service/reconcile.js';
 import { endedChildrenCpuSeconds, median } from './lib/interleave.js';
 import { fmt, table } from './lib/stats.js';
 
@@ -84,8 +85,8 @@ export interface ReconcileBenchOptions {
   readonly beforeDist?: string;
 }
 
-/** Files read at once by the yardstick: as many as reconcile's DIGESTS_IN_FLIGHT. */
-const AT_ONCE = 32;
+/** Files read at once by the yardstick: as many as reconcile reads. */
+const AT_ONCE = DIGESTS_IN_FLIGHT;
 
 /**
  * `sdc reconcile` of a local store full of files without records, against listing and hashing

@@ -58,7 +58,7 @@ const INDEX_EVERY_MS = 1000;
  * the AWS SDK's 50 sockets, so S3 requests never queue for one. Each in flight holds only its
  * stream's buffer, so memory stays bounded.
  */
-const DIGESTS_IN_FLIGHT = 32;
+export const DIGESTS_IN_FLIGHT = 32;
 
 /**
  * Brings store and catalog into agreement: every object gets a record; records
