@@ -37,16 +37,20 @@ export function onServerCore(command: string, args: readonly string[]): [string,
 
 /** User + system CPU seconds a process has used so far (Linux /proc; 100 ticks a second). */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(`/proc/${pid}/stat`);
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** User + system CPU seconds of this process's children that have ended and been waited for (Linux). */
 export function endedChildrenCpuSeconds(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields('/proc/self/stat');
   return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+/** The fields of a /proc stat file after the command's name (the state is the first). */
+function statFields(file: string): string[] {
+  const stat = readFileSync(file, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 export interface Target {

@@ -64,8 +64,9 @@ export const DIGESTS_IN_FLIGHT = 32;
  * Brings store and catalog into agreement: every object gets a record; records
  * without objects are reported. Both sides are read in key order, a page at a time,
  * and merged, so a run costs a listing and a catalog scan rather than a lookup per
- * object and per record. Only the disagreements are looked at one by one: an object
- * without a record goes through the idempotent ingest, and a record without an
+ * object and per record. Only the disagreements are looked at each on its own: an object
+ * without a record goes through the idempotent ingest (up to DIGESTS_IN_FLIGHT of them
+ * read at once), and a record without an
  * object is checked with a HEAD before it is reported (the object may have arrived
  * during the run). So the result is right even if a backend lists out of order, and
  * the run is safe beside running servers.
