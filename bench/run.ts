@@ -53,6 +53,7 @@ if (only.has('catalog')) {
   await add('Catalog at scale: PostgreSQL', pgUrl ? benchCatalog('PostgreSQL', pgUrl, n) : 'not measured: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to an empty database.');
 }
 if (only.has('large')) await add('Large answers', benchLargeAnswer(n, values.before));
+// At most 3 reconcile rounds: each run is a whole process reading every file (seconds each).
 if (only.has('reconcile')) await add('Reconcile of a store full of unindexed files', benchReconcile({ files: Number(values.files), bytes: 4096, rounds: Math.min(Number(values.rounds), 3), beforeDist: values.before }));
 if (only.has('bytes')) await add('Bytes through the local store', benchBytes(values.quick ? 1 / 16 : Number(values.gib), process.env.BENCH_DIR ?? tmpdir()));
 
