@@ -12,14 +12,14 @@ for (const [key, file] of Object.entries(process.env)) {
   const name = FROM_FILE.exec(key)?.[1];
   if (!name || !file) continue;
   if (process.env[name]) {
-    console.error(`sdc: both ${name} and ${key} are set; set one of them`);
+    process.stderr.write(`sdc: both ${name} and ${key} are set; set one of them\n`);
     process.exit(2);
   }
   try {
     // A secret file usually ends with a newline that is not part of the secret.
     process.env[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   } catch (err) {
-    console.error(`sdc: ${key} names ${file}, which cannot be read: ${err.message}`);
+    process.stderr.write(`sdc: ${key} names ${file}, which cannot be read: ${err.message}\n`);
     process.exit(2);
   }
   delete process.env[key];

@@ -34,7 +34,11 @@ describe.skipIf(why)(LABEL, () => {
   beforeAll(async () => {
     const t0 = Date.now();
     if (!process.env.SDC_BASE_IMAGE) await exec(join(REPO_ROOT, 'scripts/container-base.sh'), [], { timeout: BUILD_MS });
+    const imageId = () => podman(['image', 'inspect', '--format', '{{.Id}}', TAG]).then((r) => r.stdout.trim(), () => undefined);
+    const previous = await imageId();
     await podman(['build', '--format', 'docker', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`, '-t', TAG, '-f', 'Containerfile', '.'], { timeout: BUILD_MS });
+    // The last run's image, now untagged, would otherwise stay on disk (~400 MB) after each change.
+    if (previous && previous !== (await imageId())) await podman(['rmi', previous]).catch(() => undefined);
     buildSeconds = (Date.now() - t0) / 1000;
 
     backends = await startProductionBackends();
@@ -99,6 +103,9 @@ describe.skipIf(why)(LABEL, () => {
       expect((await sdc('keys', 'list')).stdout).toContain('container-test');
       const reconciled = await sdc('reconcile');
       expect(`${reconciled.stdout}${reconciled.stderr}`).toMatch(/\d/);
+      // A secret file that cannot be read stops the command at once, saying which.
+      const refused = await podman(['run', '--rm', '-e', 'SDC_EVENTS_TOKEN_FILE=/run/secrets/absent', TAG, 'migrate']).then(() => 'ran', (err: Error) => err.message);
+      expect(refused).toContain('SDC_EVENTS_TOKEN_FILE names /run/secrets/absent, which cannot be read');
     });
 
     it('stops cleanly on SIGTERM and reports its size', async () => {
