@@ -20,6 +20,8 @@ const LABEL = why ? `container image: skipped, ${why}` : 'container image (Conta
 const TAG = 'localhost/sdc-data-access:test';
 const TOKEN = `events-${randomBytes(8).toString('hex')}`;
 const BUILD_MS = 30 * 60_000;
+// Each podman exec or run takes 1-6 s on a loaded machine: generous bounds, never a measure.
+const PODMAN_TEST_MS = 180_000;
 
 describe.skipIf(why)(LABEL, () => {
   const id = randomBytes(4).toString('hex');
@@ -86,7 +88,7 @@ describe.skipIf(why)(LABEL, () => {
       expect(await resolvable('vitest')).toBe(false);
       // The code is root's: the service cannot change it.
       await expect(podman(['exec', name, 'sh', '-c', 'touch /app/dist/cli/main.js'])).rejects.toThrow(/Permission denied/);
-    });
+    }, PODMAN_TEST_MS);
 
     it('has a HEALTHCHECK on /healthz that passes', async () => {
       // Kept only by the docker image format (podman build --format docker); podman shows it at the top.
@@ -94,7 +96,7 @@ describe.skipIf(why)(LABEL, () => {
       expect(inspect.Healthcheck?.Test).toEqual(['CMD', 'node', '/app/healthcheck.mjs']);
       const health = await podman(['healthcheck', 'run', name]);
       expect(health.stdout.trim()).toMatch(/^(healthy)?$/);
-    });
+    }, PODMAN_TEST_MS);
 
     it('runs the operator commands (migrate, keys, reconcile) with the same image', async () => {
       const sdc = (...args: string[]) => podman(['run', '--rm', '--network', 'host', '-v', `${volume}:/var/lib/sdc`, ...env, TAG, ...args]);
@@ -106,7 +108,7 @@ describe.skipIf(why)(LABEL, () => {
       // A secret file that cannot be read stops the command at once, saying which.
       const refused = await podman(['run', '--rm', '-e', 'SDC_EVENTS_TOKEN_FILE=/run/secrets/absent', TAG, 'migrate']).then(() => 'ran', (err: Error) => err.message);
       expect(refused).toContain('SDC_EVENTS_TOKEN_FILE names /run/secrets/absent, which cannot be read');
-    });
+    }, PODMAN_TEST_MS);
 
     it('stops cleanly on SIGTERM and reports its size', async () => {
       const t0 = Date.now();
@@ -119,7 +121,7 @@ describe.skipIf(why)(LABEL, () => {
       const base = Number((await podman(['image', 'inspect', '--format', '{{.Size}}', BASE_IMAGE])).stdout.trim());
       console.log(`container image: ${(size / 1e6).toFixed(0)} MB (base ${BASE_IMAGE}: ${(base / 1e6).toFixed(0)} MB); build ${buildSeconds.toFixed(0)} s; stopped on SIGTERM in ${stopSeconds.toFixed(1)} s`);
       expect(size).toBeGreaterThan(base);
-    });
+    }, PODMAN_TEST_MS);
   });
 });
 
