@@ -12,9 +12,10 @@ import { describeCoreFlow } from '../e2e/core-flow.suite.js';
 // The image of the Containerfile, built here and run as operators run it (docs/self-hosted.md,
 // "Container image"): against this machine's PostgreSQL (a schema of its own) and a Ceph RGW the
 // test starts, with host networking, secrets from files and SDC_HOME on a named volume.
-// Time: the first build on a machine ~10 min (base image by scripts/container-base.sh, then
-// npm ci and better-sqlite3's compile inside the build); later builds reuse cached layers and the
-// whole file takes ~1 min.
+// Time here (2 shared cores): the first run on a machine ~20 min (the base image by
+// scripts/container-base.sh 4.6 min, the image 14.6 min: apt, npm ci and better-sqlite3's compile
+// inside the build); later runs reuse both and cached layers: ~3 min for the file, of which the
+// rebuild after a source change is ~40 s.
 const why = HAVE_PRODUCTION_BACKENDS ? await whyNoPodman() : PRODUCTION_BACKENDS_LABEL;
 const LABEL = why ? `container image: skipped, ${why}` : 'container image (Containerfile) on S3 (radosgw) + PostgreSQL';
 const TAG = 'localhost/sdc-data-access:test';
