@@ -36,6 +36,8 @@ export interface ServerConfig {
   readonly shutdownGrace: number;
   /** Shared secret of `POST /events/s3`; unset = that endpoint is disabled. */
   readonly eventsToken: string | undefined;
+  /** Seconds between sweeps for uploads whose notification never came (0 = only at start); see service/ingest-sweep.ts. */
+  readonly sweepInterval: number;
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -60,6 +62,7 @@ export const SERVER_SETTINGS = {
   rateLimit: 'SDC_RATE_LIMIT',
   shutdownGrace: 'SDC_SHUTDOWN_GRACE',
   eventsToken: 'SDC_EVENTS_TOKEN',
+  sweepInterval: 'SDC_SWEEP_INTERVAL',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -123,6 +126,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     rateLimit: integer('rateLimit', 1200, 0, 1_000_000),
     shutdownGrace: integer('shutdownGrace', 30, 0, 3600),
     eventsToken: get('eventsToken'),
+    sweepInterval: integer('sweepInterval', 5, 0, 3600),
   });
 }
 

@@ -59,6 +59,7 @@ export function registerServeCommand(program: Command): void {
     .option('--request-timeout <seconds>', 'longest time to receive a whole request [SDC_REQUEST_TIMEOUT, 3600]')
     .option('--idle-timeout <seconds>', 'longest a connection may stay silent [SDC_IDLE_TIMEOUT, 30]')
     .option('--rate-limit <n>', 'requests per minute per API key or address, 0 = off [SDC_RATE_LIMIT, 1200]')
+    .option('--sweep-interval <seconds>', 'seconds between sweeps for uploads not yet indexed, 0 = at start only [SDC_SWEEP_INTERVAL, 5]')
     .option('--shutdown-grace <seconds>', 'how long SIGTERM waits for in-flight requests [SDC_SHUTDOWN_GRACE, 30]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);

@@ -102,6 +102,11 @@ export interface ObjectStore {
   digest(key: string): Promise<ObjectDigest>;
   /** Liveness check for /readyz. */
   ping(): Promise<void>;
+  /**
+   * True when every instance uses this same store (S3): its outage is then no reason to take
+   * one instance out of a balancer, and /readyz reports it as "degraded" instead of failing.
+   */
+  readonly shared?: boolean;
   /** Present when uploads arrive under staging keys (S3); the local store writes the real key at once. */
   readonly staging?: StagingArea;
   /** Uploads in parts, for files larger than one PUT should carry. */

@@ -25,6 +25,8 @@ export class S3ObjectStore implements ObjectStore {
   readonly client: S3Client;
   readonly staging: S3Staging;
   readonly multipart: S3Multipart;
+  /** One bucket behind every instance. */
+  readonly shared = true;
 
   constructor(readonly location: S3Location) {
     this.client = new S3Client({
