@@ -1,3 +1,4 @@
+import type { StagedUpload } from '../store/index.js';
 import { reconcile } from './reconcile.js';
 import type { ServiceContext } from './service-context.js';
 import { ingestStaged } from './staged-uploads.js';
@@ -8,6 +9,9 @@ import { ingestStaged } from './staged-uploads.js';
  * are left to their notification, which is usually on its way.
  */
 export const SWEEP_MIN_AGE_MS = 5_000;
+
+/** Promotions a sweep runs at once: a backlog left by an outage clears in seconds, without crowding the pool. */
+const PROMOTIONS_IN_FLIGHT = 4;
 
 /** What one sweep saw and did. */
 export interface SweepReport {
@@ -31,20 +35,39 @@ export async function sweepStaged(ctx: ServiceContext, now = Date.now): Promise<
   let waiting = 0;
   let oldest = 0;
   const staging = ctx.store.staging;
+  const stillWaiting = (age: number) => {
+    waiting++;
+    oldest = Math.max(oldest, age);
+  };
+  const sweepOne = async (upload: StagedUpload, age: number) => {
+    // A name whose lease another holds (a notification, another instance's sweep) is passed
+    // over at once: its holder promotes it, or the next sweep does once the lease expires.
+    const result = await ingestStaged(ctx, upload, 0);
+    if (result === 'indexed' || result === 'exists') indexed++;
+    else if (result === 'deferred') stillWaiting(age);
+  };
   if (staging) {
-    for await (const upload of staging.listStaged()) {
-      const age = upload.storedAt ? now() - upload.storedAt.getTime() : SWEEP_MIN_AGE_MS;
-      if (age >= SWEEP_MIN_AGE_MS) {
-        const result = await ingestStaged(ctx, upload);
-        if (result === 'indexed' || result === 'exists') {
-          indexed++;
+    const inFlight = new Set<Promise<void>>();
+    // Held here, never left as a rejected promise nobody awaits (which would end the process).
+    let failure: unknown;
+    try {
+      for await (const upload of staging.listStaged()) {
+        const age = upload.storedAt ? now() - upload.storedAt.getTime() : SWEEP_MIN_AGE_MS;
+        if (age < SWEEP_MIN_AGE_MS) {
+          stillWaiting(age);
           continue;
         }
-        if (result !== 'deferred') continue;
+        const one: Promise<void> = sweepOne(upload, age)
+          .catch((err: unknown) => void (failure ??= err))
+          .finally(() => inFlight.delete(one));
+        inFlight.add(one);
+        if (inFlight.size >= PROMOTIONS_IN_FLIGHT) await Promise.race(inFlight);
+        if (failure !== undefined) break;
       }
-      waiting++;
-      oldest = Math.max(oldest, age);
+    } finally {
+      await Promise.all(inFlight);
     }
+    if (failure !== undefined) throw failure;
   }
   const report = { indexed, waiting, oldestSeconds: Math.round(oldest / 1000) };
   if (ctx.activity) ctx.activity.backlog = { count: waiting, oldestSeconds: report.oldestSeconds, checkedAt: now() };
@@ -82,11 +105,12 @@ export function startIngestSweeper(ctx: ServiceContext, intervalMs: number, full
     const full = tick % fullEvery === 0;
     tick++;
     try {
+      // Staged uploads first: that pass never waits on a lease, the full one may.
+      await sweepStaged(ctx);
       if (full) {
         const report = await reconcile(ctx, { checkRecords: false });
         ctx.log.info({ indexed: report.indexed, skipped: report.skipped, deferred: report.deferred }, 'indexed objects that had no record');
       }
-      await sweepStaged(ctx);
     } catch (err) {
       ctx.log.warn({ err }, 'sweep failed; it runs again shortly');
       // The start-up reconcile is owed until it succeeds.

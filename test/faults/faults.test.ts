@@ -118,15 +118,29 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
 
   it('the instance that receives the notifications SIGKILLed, restarted after 1 s; then the other', { timeout: 120_000 }, async () => {
     const relisten: number[] = [];
+    /** Where each restart's log lines begin. */
+    const restartedAt = new Map<Instance, number>();
     await underLoad('instance SIGKILLed', async () => {
       for (const instance of [world.a, world.b]) {
         await instance.kill('SIGKILL');
         await sleep(1_000);
+        restartedAt.set(instance, instance.logs.length);
         relisten.push(await instance.start());
         await sleep(1_000);
       }
     });
     rows['instance SIGKILLed: ms to listen again (A, B)'] = relisten.join(', ');
-    for (const ms of relisten) expect(ms).toBeLessThan(10_000);
+    // Listening comes before the start-up repair (which may wait out the dead process's leases),
+    // so a restart takes what a clean start takes: the order of the log lines says so, whatever
+    // the machine's load (the times above are figures, not asserted: docs/reliability.md).
+    for (const [instance, from] of restartedAt) {
+      const messages = () => instance.logs.slice(from).map((line) => (JSON.parse(line) as { msg: string }).msg);
+      for (let waited = 0; !messages().includes('indexed objects that had no record') && waited < 60_000; waited += 200) await sleep(200);
+      const listening = messages().findIndex((m) => m.startsWith('Server listening'));
+      expect(listening, `${instance.name} listened`).toBeGreaterThanOrEqual(0);
+      expect(messages().indexOf('indexed objects that had no record'), `${instance.name}: repair after listening`).toBeGreaterThan(listening);
+    }
+    // A hang guard only: a restart on an idle machine takes a few seconds.
+    for (const ms of relisten) expect(ms).toBeLessThan(60_000);
   });
 });
