@@ -57,7 +57,9 @@ export function unavailableError(err: unknown): ServerError | undefined {
   if (links.some(isStoreOutage) || (under('S3 store') && links.some(isNetworkFailure))) {
     return raise(STORE_UNAVAILABLE, [RETRY_AFTER_SECONDS], retry);
   }
-  if (links.some((l) => POOL_TIMEOUT_TEXT.test(l.message))) return raise(CATALOG_BUSY, [RETRY_AFTER_SECONDS], retry);
+  // pg-pool found no free client in time; SQLite stayed locked by another writer past busy_timeout.
+  const busy = (l: Link) => POOL_TIMEOUT_TEXT.test(l.message) || l.code === 'SQLITE_BUSY' || l.code === 'SQLITE_LOCKED';
+  if (links.some(busy)) return raise(CATALOG_BUSY, [RETRY_AFTER_SECONDS], retry);
   const catalogGone = links.some(
     (l) =>
       (typeof l.code === 'string' && POSTGRES_GONE.test(l.code)) ||

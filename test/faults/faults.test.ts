@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL } from '../helpers/backends.js';
 import { recordFigures } from '../reliability/figures.js';
+import { pino } from 'pino';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
+import { reconcile } from '../../src/service/index.js';
+import { S3ObjectStore } from '../../src/store/s3/s3-object-store.js';
+import { parseS3Url } from '../../src/store/s3/s3-url.js';
+import { testSchema } from '../helpers/postgres-test-schema.js';
 import { FaultWorld, type Instance } from './fault-world.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -142,5 +149,26 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
     }
     // A hang guard only: a restart on an idle machine takes a few seconds.
     for (const ms of relisten) expect(ms).toBeLessThan(60_000);
+  });
+
+  it('a catalog rebuilt from the bucket alone brings back every ingestion date exactly', { timeout: 120_000 }, async () => {
+    const answered = await world.ask(world.b, '/query');
+    const before = (await answered!.json()) as { file_path: string; ingestion_date: string; sha256: string; uploader?: string }[];
+    expect(before.length).toBeGreaterThan(0);
+    const schema = testSchema();
+    const catalog = await openCatalog(schema.url);
+    try {
+      const store = new S3ObjectStore(parseS3Url(world.rgw.storeUrl(world.bucket)));
+      const ctx = { mission: IMAP_MISSION, catalog, store, uploadTtl: 60, downloadTtl: 60, log: pino({ level: 'silent' }) };
+      const report = await reconcile(ctx);
+      expect(report.indexed).toBe(before.length);
+      for (const record of before) {
+        expect(await catalog.get(record.file_path), record.file_path).toMatchObject({ ingestion_date: record.ingestion_date, sha256: record.sha256 });
+      }
+      store.close();
+    } finally {
+      await catalog.close();
+      await schema.drop();
+    }
   });
 });
