@@ -123,7 +123,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
     expect(queryDuring).toBe(200);
   });
 
-  it('the instance that receives the notifications SIGKILLed, restarted after 1 s; then the other', { timeout: 120_000 }, async () => {
+  it('the instance that receives the notifications SIGKILLed, restarted after 1 s; then the other', { timeout: 300_000 }, async () => {
     const relisten: number[] = [];
     /** Where each restart's log lines begin. */
     const restartedAt = new Map<Instance, number>();
@@ -147,8 +147,9 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
       expect(listening, `${instance.name} listened`).toBeGreaterThanOrEqual(0);
       expect(messages().indexOf('indexed objects that had no record'), `${instance.name}: repair after listening`).toBeGreaterThan(listening);
     }
-    // A hang guard only: a restart on an idle machine takes a few seconds.
-    for (const ms of relisten) expect(ms).toBeLessThan(60_000);
+    // A hang guard only: a restart on an idle machine takes a few seconds (on this shared machine,
+    // under load, up to a minute was seen: docs/reliability.md).
+    for (const ms of relisten) expect(ms).toBeLessThan(120_000);
   });
 
   it('a catalog rebuilt from the bucket alone brings back every ingestion date exactly', { timeout: 120_000 }, async () => {

@@ -7,7 +7,7 @@ import { ServerError, UPLOAD_UNDER_WAY } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
-import { noteFileOf, readNote, writeNote } from './object-note.js';
+import { notesRootOf, readNote, removeNote, writeNote } from './object-note.js';
 import type { UrlSigner } from './url-signer.js';
 import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
 
@@ -105,7 +105,7 @@ export class LocalObjectStore implements ObjectStore {
   /** The bytes' size and SHA-256, with the uploader and ingestion date of the note beside them when it describes these bytes. */
   async digest(key: string): Promise<ObjectDigest> {
     const file = this.fileOf(key);
-    const [digest, note] = await Promise.all([digestOf(createReadStream(file)), readNote(file)]);
+    const [digest, note] = await Promise.all([digestOf(createReadStream(file)), readNote(this.root, key)]);
     if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
     return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
   }
@@ -156,7 +156,7 @@ export class LocalObjectStore implements ObjectStore {
       const file = this.fileOf(key);
       const dir = dirname(file);
       // Taken: refused before a byte is read, unless it may be this uploader's own retry (its note names them).
-      const retryOf = this.head(key) ? await readNote(file) : undefined;
+      const retryOf = this.head(key) ? await readNote(this.root, key) : undefined;
       if (this.head(key) && (retryOf === undefined || retryOf.uploader !== uploader)) return { status: 'exists' };
       await mkdir(dir, { recursive: true });
       // The request may have ended while we looked: then no temporary file is made at all.
@@ -172,7 +172,7 @@ export class LocalObjectStore implements ObjectStore {
       await fsync(temp);
       // The note first: by the time the file is under its key, who sent it and when are with it.
       const ingestionDate = new Date().toISOString();
-      await writeNote(file, { uploader, ingestion_date: ingestionDate, ...written });
+      await writeNote(this.root, key, { uploader, ingestion_date: ingestionDate, ...written });
       try {
         await link(temp, file);
       } catch (err) {
@@ -195,7 +195,7 @@ export class LocalObjectStore implements ObjectStore {
   async remove(key: string): Promise<void> {
     const file = this.fileOf(key);
     await rm(file, { force: true });
-    await rm(noteFileOf(file), { force: true });
+    await removeNote(this.root, key);
     await fsync(dirname(file));
   }
 
@@ -221,7 +221,8 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async recover(): Promise<{ temporaryFiles: number; expiredUploads: number }> {
-    return { temporaryFiles: await this.removeTempFiles(), expiredUploads: await this.multipart.removeExpired() };
+    const temporaryFiles = (await this.removeTempFiles()) + (await this.removeTempFiles(notesRootOf(this.root)));
+    return { temporaryFiles, expiredUploads: await this.multipart.removeExpired() };
   }
 }
 
