@@ -89,11 +89,13 @@ describe('a crash between storing the bytes and writing their record keeps the u
 
     // The client, which never heard an answer, retries its own address with its own bytes: 200
     // (stored by the first try, or stored now by this one).
+    // (The restarted server listens on another port: the address's path and signature are what count.)
+    const atRestarted = (address: string) => `${server!.url}${new URL(address).pathname}${new URL(address).search}`;
     for (const [i, c] of cases.entries()) {
-      const retry = await fetch(addresses[i]!, { method: 'PUT', body: c.bytes, headers: { 'Content-Type': '' } });
+      const retry = await fetch(atRestarted(addresses[i]!), { method: 'PUT', body: c.bytes, headers: { 'Content-Type': '' } });
       expect(retry.status, c.path).toBe(200);
       // The same address with other bytes is another file: refused.
-      const other = await fetch(addresses[i]!, { method: 'PUT', body: Buffer.concat([c.bytes, Buffer.from('x')]), headers: { 'Content-Type': '' } });
+      const other = await fetch(atRestarted(addresses[i]!), { method: 'PUT', body: Buffer.concat([c.bytes, Buffer.from('x')]), headers: { 'Content-Type': '' } });
       expect(other.status, c.path).toBe(409);
     }
   });
