@@ -11,7 +11,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
-import { ingestionDateFrom, isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
+import { ingestionDateFrom, uploaderFrom, uploaderMetadata } from './s3-object-metadata.js';
+import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor } from './s3-staging.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import type { S3Location } from './s3-url.js';
 

@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { digestOf, RunningDigest } from '../../wire/content-digest.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
+import { promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { S3_MAX_PUT_BYTES, S3_MIN_PART_BYTES } from './s3-url.js';
 
 /**
@@ -29,35 +30,6 @@ const STAGING_ID = /^[0-9a-f]{24}$/;
 
 export function stagingKeyFor(key: string): string {
   return `${STAGING_PREFIX}${key}/${randomBytes(12).toString('hex')}`;
-}
-
-/** S3 metadata keeping the uploader with the object; URI-encoded, as header values must be ASCII. */
-export function uploaderMetadata(uploader: string | undefined): Record<string, string> | undefined {
-  return uploader === undefined ? undefined : { uploader: encodeURIComponent(uploader) };
-}
-
-/** Metadata set at promotion: when the bytes became the file; read back by digest (and so by a rebuild). */
-const INGESTION_DATE = 'ingestion-date';
-
-/** What the object's metadata says of its ingestion, when it says (set by promotion). */
-export function ingestionDateFrom(metadata: Record<string, string> | undefined): string | undefined {
-  const value = metadata?.[INGESTION_DATE];
-  return value !== undefined && !Number.isNaN(Date.parse(value)) ? value : undefined;
-}
-
-/** The metadata a promotion writes with the bytes under the real key. */
-function promotedMetadata(uploader: string | undefined, ingestionDate: string): Record<string, string> {
-  return { ...uploaderMetadata(uploader), [INGESTION_DATE]: ingestionDate };
-}
-
-export function uploaderFrom(metadata: Record<string, string> | undefined): string | undefined {
-  const value = metadata?.uploader;
-  if (value === undefined) return undefined;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }
 
 export function isNotFound(err: unknown): boolean {
