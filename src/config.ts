@@ -20,7 +20,11 @@ export interface ServerConfig {
   readonly logLevel: string;
   /** Origins allowed by CORS: `*` (the default) or a list of exact origins. */
   readonly corsOrigin: '*' | readonly string[];
-  /** Require an API key for uploads even before any key exists (see src/http/api-key-auth.ts). */
+  /**
+   * Require an API key for uploads even before any key exists (see src/http/api-key-auth.ts).
+   * Fail closed: on by default on any backend but the embedded one (local store + SQLite), so a
+   * catalog that lost its keys table never opens uploads; `SDC_REQUIRE_KEYS=false` opts out.
+   */
   readonly requireKeys: boolean;
   /** Require an API key for query and download too. */
   readonly readNeedsKey: boolean;
@@ -36,6 +40,8 @@ export interface ServerConfig {
   readonly shutdownGrace: number;
   /** Shared secret of `POST /events/s3`; unset = that endpoint is disabled. */
   readonly eventsToken: string | undefined;
+  /** Seconds between sweeps for uploads whose notification never came (0 = only at start); see service/ingest-sweep.ts. */
+  readonly sweepInterval: number;
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -60,6 +66,7 @@ export const SERVER_SETTINGS = {
   rateLimit: 'SDC_RATE_LIMIT',
   shutdownGrace: 'SDC_SHUTDOWN_GRACE',
   eventsToken: 'SDC_EVENTS_TOKEN',
+  sweepInterval: 'SDC_SWEEP_INTERVAL',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -86,9 +93,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     return n;
   };
 
-  const flag = (name: keyof typeof SERVER_SETTINGS): boolean => {
+  const flag = (name: keyof typeof SERVER_SETTINGS, fallback = false): boolean => {
     const raw = get(name)?.toLowerCase();
-    if (raw === undefined || raw === 'false' || raw === '0') return false;
+    if (raw === undefined) return fallback;
+    if (raw === 'false' || raw === '0') return false;
     if (raw === 'true' || raw === '1') return true;
     throw new ConfigError(`${SERVER_SETTINGS[name]} must be true or false, got ${JSON.stringify(raw)}`);
   };
@@ -101,20 +109,23 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
   const logLevel = get('logLevel') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`SDC_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const store = get('store') ?? `file:${join(home, 'store')}`;
+  const catalog = get('catalog') ?? `sqlite:${join(home, 'catalog.db')}`;
+  const embedded = store.startsWith('file:') && catalog.startsWith('sqlite:');
   return Object.freeze({
     port: integer('port', 8080, 0, 65535),
     host: get('host') ?? '127.0.0.1',
     home,
     publicUrl: publicUrl?.replace(/\/+$/, ''),
-    store: get('store') ?? `file:${join(home, 'store')}`,
-    catalog: get('catalog') ?? `sqlite:${join(home, 'catalog.db')}`,
+    store,
+    catalog,
     uploadTtl: integer('uploadTtl', 3600, 1, 7 * 24 * 3600),
     downloadTtl: integer('downloadTtl', 86400, 1, 7 * 24 * 3600),
     signingSecret: get('signingSecret'),
     missionConfig: get('missionConfig'),
     logLevel,
     corsOrigin: parseCorsOrigin(get('corsOrigin')),
-    requireKeys: flag('requireKeys'),
+    requireKeys: flag('requireKeys', !embedded),
     readNeedsKey: flag('readNeedsKey'),
     // 5 GiB: the largest single PUT that S3 itself accepts.
     maxObjectSize: integer('maxObjectSize', 5 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
@@ -123,6 +134,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     rateLimit: integer('rateLimit', 1200, 0, 1_000_000),
     shutdownGrace: integer('shutdownGrace', 30, 0, 3600),
     eventsToken: get('eventsToken'),
+    sweepInterval: integer('sweepInterval', 5, 0, 3600),
   });
 }
 

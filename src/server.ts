@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
-import { reconcile, type ServiceContext } from './service/index.js';
+import { startIngestSweeper, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
 import { LocalObjectStore, loadSigningSecret, openStore, UrlSigner } from './store/index.js';
 
@@ -16,8 +16,9 @@ export interface RunningServer {
 }
 
 /**
- * Wires the adapters named by the configuration to the service, repairs what a crash
- * may have left (temporary files, unindexed objects), and listens.
+ * Wires the adapters named by the configuration to the service, clears what a crash left in
+ * the local store (temporary files), listens, then indexes in the background what a crash or
+ * a lost notification left unindexed.
  */
 export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
@@ -29,9 +30,6 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const left = await store.recover?.();
   if (left?.temporaryFiles) log.warn({ removed: left.temporaryFiles }, 'removed temporary files left by an interrupted upload');
   if (left?.expiredUploads) log.warn({ expired: left.expiredUploads }, 'removed uploads in parts left open past their lifetime');
-  // Objects a crash left without records get them now; records without objects are `sdc reconcile`'s job.
-  const report = await reconcile(ctx, { checkRecords: false });
-  log.info({ indexed: report.indexed, skipped: report.skipped }, 'indexed objects that had no record');
 
   const app = await buildApp({
     ctx,
@@ -48,6 +46,11 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     await catalog.close();
     throw err;
   }
+  // Listening first, repairing after: objects a crash left without records, and uploads whose
+  // notification never came, are indexed in the background (service/ingest-sweep.ts), so a
+  // restart after SIGKILL never waits out the leases the dead process held. Records without
+  // objects are `sdc reconcile`'s job.
+  const sweeper = startIngestSweeper(ctx, config.sweepInterval * 1000);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -64,6 +67,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
      */
     async close() {
       const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownGrace * 1000);
+      await sweeper.stop();
       try {
         await app.close();
       } finally {

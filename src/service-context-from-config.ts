@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { openCatalog } from './catalog/open-catalog.js';
 import type { ServerConfig } from './config.js';
 import { loadMissionConfig } from './mission/index.js';
-import type { ServiceContext } from './service/index.js';
+import { newIngestActivity, type ServiceContext } from './service/index.js';
 import type { ObjectStore } from './store/index.js';
 
 /**
@@ -19,5 +19,6 @@ export async function serviceContextFromConfig(config: ServerConfig, store: Obje
     uploadTtl: config.uploadTtl,
     downloadTtl: config.downloadTtl,
     log,
+    activity: newIngestActivity(),
   };
 }

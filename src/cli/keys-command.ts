@@ -52,7 +52,7 @@ export function registerKeysCommand(program: Command): void {
     .action(async (flags: KeysFlags) => {
       const list = await withKeys(flags, (k) => k.list());
       if (list.length === 0) {
-        console.error('No keys: uploads are open to anyone (unless SDC_REQUIRE_KEYS=true).');
+        console.error('No keys: uploads are open to anyone on the embedded backends (local store + SQLite) unless SDC_REQUIRE_KEYS=true; on S3 or PostgreSQL they are closed unless SDC_REQUIRE_KEYS=false.');
         return;
       }
       const rows = [['NAME', 'KEY ID', 'CREATED', 'REVOKED'], ...list.map((k) => [k.name, k.keyId, k.createdAt, k.revokedAt ?? '-'])];

@@ -53,12 +53,13 @@ export function registerServeCommand(program: Command): void {
     .option('--cors-origin <origins>', 'origins allowed by CORS, * or a comma-separated list [SDC_CORS_ORIGIN, *]')
     .option('--events-token <secret>', 'Bearer token of POST /events/s3 [SDC_EVENTS_TOKEN, unset = disabled]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [SDC_LOG_LEVEL, info]')
-    .option('--require-keys <bool>', 'uploads need an API key even before one exists [SDC_REQUIRE_KEYS, false]')
+    .option('--require-keys <bool>', 'uploads need an API key even before one exists [SDC_REQUIRE_KEYS, false on the embedded backends, true on S3 or PostgreSQL]')
     .option('--read-needs-key <bool>', 'query and download need an API key too [SDC_READ_NEEDS_KEY, false]')
     .option('--max-object-size <bytes>', 'largest file a PUT may store [SDC_MAX_OBJECT_SIZE, 5368709120]')
     .option('--request-timeout <seconds>', 'longest time to receive a whole request [SDC_REQUEST_TIMEOUT, 3600]')
     .option('--idle-timeout <seconds>', 'longest a connection may stay silent [SDC_IDLE_TIMEOUT, 30]')
     .option('--rate-limit <n>', 'requests per minute per API key or address, 0 = off [SDC_RATE_LIMIT, 1200]')
+    .option('--sweep-interval <seconds>', 'seconds between sweeps for uploads not yet indexed, 0 = at start only [SDC_SWEEP_INTERVAL, 5]')
     .option('--shutdown-grace <seconds>', 'how long SIGTERM waits for in-flight requests [SDC_SHUTDOWN_GRACE, 30]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);

@@ -1,2 +1,3 @@
 export * from './server-error.js';
 export * from './server-errors.js';
+export * from './unavailable.js';

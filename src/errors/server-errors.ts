@@ -177,6 +177,26 @@ export const BAD_REQUEST = declareError('SDC_BAD_REQUEST', 400, (frameworkMessag
 export const INTERNAL = declareError('SDC_INTERNAL', 500, (requestId: string) => `Internal error (request ${requestId}).`);
 /** A catalog or store driver failed: logged with the driver's error as `cause`; the client sees INTERNAL's text. */
 export const BACKEND_FAILED = declareError('SDC_BACKEND_FAILED', 500, (backend: string, operation: string) => `${backend}: ${operation} failed`);
+/**
+ * A dependency that is down or overloaded (errors/unavailable.ts tells which from the driver's
+ * error): 503 with Retry-After, never 500, so clients and balancers retry rather than give up.
+ */
+export const CATALOG_UNAVAILABLE = declareError(
+  'SDC_CATALOG_UNAVAILABLE',
+  503,
+  (retryAfter: number) => `The catalog (database) is not answering just now; nothing was changed. Retry in ${retryAfter} s.`,
+);
+export const CATALOG_BUSY = declareError(
+  'SDC_CATALOG_BUSY',
+  503,
+  (retryAfter: number) => `Every connection to the catalog is in use, and none came free in time; nothing was changed. Retry in ${retryAfter} s.`,
+);
+export const STORE_UNAVAILABLE = declareError(
+  'SDC_STORE_UNAVAILABLE',
+  503,
+  (retryAfter: number) =>
+    `The object store is not answering just now; nothing was changed. Queries still answer. Retry in ${retryAfter} s.`,
+);
 /** AWS Lambda: the container could not build its app (a setting, or a backend out of reach). */
 export const NOT_STARTED = declareError(
   'SDC_NOT_STARTED',

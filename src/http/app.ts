@@ -107,7 +107,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   await app.register(gracefulClose);
   if (trust) {
     // Metrics first, so refusals by the others are counted too.
-    await app.register(metrics, { catalog: ctx.catalog });
+    await app.register(metrics, { ctx });
     // Key verification (onRequest), then the rate limit (each route's onRequest), then the
     // key's verdict and the body limits (preParsing): see api-key-auth.ts and rate-limit.ts.
     await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });

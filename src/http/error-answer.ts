@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { BAD_REQUEST, ERROR_CODE_HEADER, ERROR_TEXT_TYPE, INTERNAL, ServerError } from '../errors/index.js';
+import { BAD_REQUEST, ERROR_CODE_HEADER, ERROR_TEXT_TYPE, INTERNAL, ServerError, unavailableError } from '../errors/index.js';
 
 /**
  * The one renderer of errors (Fastify and, through inject, Lambda): status, the code in
@@ -15,13 +15,15 @@ export function sendError(reply: FastifyReply, error: ServerError): FastifyReply
 /**
  * Whatever was thrown, as the error that is answered: a declared one as it is; one of
  * Fastify's own refusals (4xx: a body it cannot parse, one over its limit) with its text
- * and its FST_ code; anything else is INTERNAL, its details left to the log.
+ * and its FST_ code; a dependency that is down, its 503; anything else is INTERNAL, its
+ * details left to the log.
  */
 export function answeredError(error: Error & { statusCode?: number; code?: unknown }): ServerError | undefined {
-  if (error instanceof ServerError) return error.statusCode === 500 ? undefined : error;
+  if (error instanceof ServerError) return error.statusCode === 500 ? unavailableError(error) : error;
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) return frameworkRefusal(error, status);
-  return undefined;
+  // A dependency down or busy: 503 with Retry-After (errors/unavailable.ts), never 500.
+  return unavailableError(error);
 }
 
 /** The error handler of the app: one per app, for every route and hook. */
@@ -31,6 +33,8 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     request.log.error({ err: error }, 'request failed');
     return sendError(reply, INTERNAL.create(request.id));
   }
+  // Said once a request, with the driver's error: the operator sees which dependency and why.
+  if (answered.statusCode === 503 && answered.cause !== undefined) request.log.warn({ err: answered.cause, code: answered.code }, 'dependency unavailable');
   // A refusal before the body was read (e.g. 413): close, rather than read the rest.
   if (!request.raw.complete) reply.header('Connection', 'close');
   return sendError(reply, answered);

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { Catalog } from '../catalog/index.js';
+import type { ServiceContext } from '../service/index.js';
+import { checkDependencies, ingestBacklog, withinCheckTime } from './dependency-checks.js';
 
 export interface MetricsOptions {
-  readonly catalog: Catalog;
+  readonly ctx: ServiceContext;
 }
 
 /** Upper bounds (seconds) of the request duration histogram's buckets. */
@@ -49,22 +50,39 @@ function label(value: string): string {
  * HTTP series are written here; the process's default metrics and the catalog's size come
  * from prom-client's registry.
  */
-async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions): Promise<void> {
+async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sdc_' });
+  // A scrape always answers, most of all while a dependency is down: what cannot be read is
+  // left out (the catalog's size) and said in sdc_dependency_up, never a failed scrape.
   new Gauge({
     name: 'sdc_catalog_files',
-    help: 'Records in the catalog',
+    help: 'Records in the catalog (absent while the catalog does not answer)',
     registers: [registry],
     async collect() {
-      this.set(await catalog.count({}));
+      try {
+        this.set(await withinCheckTime(() => ctx.catalog.count({})));
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'sdc_dependency_up',
+    help: 'Whether the catalog and the object store answered this scrape (1) or not (0)',
+    labelNames: ['dependency'],
+    registers: [registry],
+    async collect() {
+      const results = await checkDependencies(ctx);
+      this.set({ dependency: 'catalog' }, results.catalog === 'ok' ? 1 : 0);
+      this.set({ dependency: 'store' }, results.store === 'ok' ? 1 : 0);
     },
   });
 
   const routes: RouteCounts[] = [];
   // route -> method -> counts: the route pattern is the same string each time, so no key is built per request.
   const byRoute = new Map<string, Map<string, RouteCounts>>();
-  const events = { stored: 0, conflicts: 0, signatureFailures: 0, keyMissing: 0, keyRefused: 0 };
+  const events = { conflicts: 0, signatureFailures: 0, keyMissing: 0, keyRefused: 0 };
 
   const countsOf = (method: string, route: string): RouteCounts => {
     let methods = byRoute.get(route);
@@ -98,7 +116,6 @@ async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions):
       socket[WRITTEN] = socket.bytesWritten;
     }
     const store = route === '/store/*';
-    if (store && request.method === 'PUT' && status === 200) events.stored++;
     if (status === 409) events.conflicts++;
     if (store && status === 403) events.signatureFailures++;
     if (!store && status === 401) events.keyMissing++;
@@ -109,7 +126,7 @@ async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions):
   /** The HTTP series and event counters, as prom-client would write them. */
   const httpText = (): string => {
     const lines: string[] = [];
-    const family = (name: string, type: 'counter' | 'histogram', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    const family = (name: string, type: 'counter' | 'gauge' | 'histogram', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     family('sdc_http_requests_total', 'counter', 'HTTP requests answered, by method, route and status');
     for (const c of routes) {
       for (const [status, n] of c.statuses) lines.push(`sdc_http_requests_total{method="${label(c.method)}",route="${label(c.route)}",status="${status}"} ${n}`);
@@ -135,8 +152,18 @@ async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions):
     for (const [route, n] of perRoute((c) => c.bytesIn)) lines.push(`sdc_http_received_bytes_total{route="${label(route)}"} ${n}`);
     family('sdc_http_sent_bytes_total', 'counter', 'Response bytes written to clients (headers and body), by route');
     for (const [route, n] of perRoute((c) => c.bytesOut)) lines.push(`sdc_http_sent_bytes_total{route="${label(route)}"} ${n}`);
-    family('sdc_uploads_stored_total', 'counter', 'Files stored by PUT to a signed address');
-    lines.push(`sdc_uploads_stored_total ${events.stored}`);
+    // Counted by the service where bytes are written or promoted, so every backend counts (a PUT
+    // to S3 never reaches this server; its promotion does).
+    const activity = ctx.activity;
+    family('sdc_uploads_stored_total', 'counter', 'Files stored: PUT to a signed local address, staged S3 upload promoted, upload in parts completed');
+    lines.push(`sdc_uploads_stored_total ${activity?.stored ?? 0}`);
+    family('sdc_records_indexed_total', 'counter', 'Records this process created (upload, notification, sweep, reconcile, a download that found a file unindexed)');
+    lines.push(`sdc_records_indexed_total ${activity?.indexed ?? 0}`);
+    const backlog = ingestBacklog(ctx);
+    family('sdc_ingest_backlog_uploads', 'gauge', 'Uploads the store acknowledged that are not indexed yet, as the last sweep saw them');
+    lines.push(`sdc_ingest_backlog_uploads ${backlog.uploads}`);
+    family('sdc_ingest_backlog_oldest_seconds', 'gauge', 'Age of the oldest upload not indexed yet, as the last sweep saw it');
+    lines.push(`sdc_ingest_backlog_oldest_seconds ${backlog.oldest_seconds}`);
     family('sdc_upload_conflicts_total', 'counter', 'Uploads refused because the file exists (409)');
     lines.push(`sdc_upload_conflicts_total ${events.conflicts}`);
     family('sdc_signature_failures_total', 'counter', 'Signed store addresses refused: bad or expired signature (403)');

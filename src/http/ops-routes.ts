@@ -1,12 +1,10 @@
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
+import { checkDependencies, ingestBacklog } from './dependency-checks.js';
 
 /** name and version of this package; src/http and dist/http both sit two levels below it. */
 const PACKAGE = createRequire(import.meta.url)('../../package.json') as { name: string; version: string };
-
-/** A check that has not answered by then counts as failed: a load balancer must not wait on it. */
-const CHECK_TIMEOUT_MS = 2000;
 
 const status = (description: string, properties: Record<string, object>) => ({
   description,
@@ -18,12 +16,24 @@ const checks = {
   properties: { catalog: { type: 'string', enum: ['ok', 'unreachable'] }, store: { type: 'string', enum: ['ok', 'unreachable'] } },
 };
 
+const backlog = {
+  type: 'object',
+  description: 'Uploads the store acknowledged that are not indexed yet, as the last sweep saw them.',
+  properties: { uploads: { type: 'integer' }, oldest_seconds: { type: 'integer' } },
+};
+
+const readiness = {
+  status: { type: 'string', enum: ['ready', 'degraded', 'not ready'] },
+  checks,
+  backlog,
+};
+
 /** For load balancers and operators: liveness, readiness, version. */
 export function opsRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     app.get(
       '/healthz',
-      { config: { access: 'public' }, schema: { operationId: 'healthz', tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: status('Up.', { status: { type: 'string', enum: ['ok'] } }) } } },
+      { config: { access: 'public' }, schema: { operationId: 'healthz', tags: ['operations'], summary: 'Liveness: the process is up (asks no dependency; point restarts here, not at /readyz)', response: { 200: status('Up.', { status: { type: 'string', enum: ['ok'] } }) } } },
       async () => ({ status: 'ok' }),
     );
 
@@ -34,32 +44,23 @@ export function opsRoutes(ctx: ServiceContext) {
         schema: {
           operationId: 'readyz',
           tags: ['operations'],
-          summary: 'Readiness: the catalog and the object store answer',
+          summary: 'Readiness: this instance can reach the catalog (the store is reported, not required)',
+          description:
+            'Fails (503) only for what makes this instance worse than its peers: it cannot reach the catalog. ' +
+            'A shared object store (S3) that does not answer fails every instance alike, so taking this one out would not help: ' +
+            'it answers 200 with status "degraded" (queries still work). docs/self-hosted.md says where to point health checks.',
           response: {
-            200: status('Ready to serve.', { status: { type: 'string', enum: ['ready'] }, checks }),
-            503: status('Not ready: a backend did not answer (details in the log).', { status: { type: 'string', enum: ['not ready'] }, checks }),
+            200: status('Ready to serve ("degraded": the store does not answer; queries still do).', readiness),
+            503: status('Not ready: the catalog did not answer (details in the log).', readiness),
           },
         },
       },
       async (request, reply) => {
-        const probe = async (name: string, ping: () => Promise<void>): Promise<'ok' | 'unreachable'> => {
-          let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer in ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-          });
-          try {
-            await Promise.race([ping(), timeout]);
-            return 'ok';
-          } catch (err) {
-            request.log.warn({ err, check: name }, 'readiness check failed');
-            return 'unreachable';
-          } finally {
-            clearTimeout(timer);
-          }
-        };
-        const [catalog, store] = await Promise.all([probe('catalog', () => ctx.catalog.ping()), probe('store', () => ctx.store.ping())]);
-        const ready = catalog === 'ok' && store === 'ok';
-        return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: { catalog, store } });
+        const results = await checkDependencies(ctx, (check, err) => request.log.warn({ err, check }, 'readiness check failed'));
+        // The local store is this instance's own: its failure makes this instance worse than a peer.
+        const storeDown = results.store !== 'ok';
+        const state = results.catalog !== 'ok' || (storeDown && !ctx.store.shared) ? 'not ready' : storeDown ? 'degraded' : 'ready';
+        return reply.code(state === 'not ready' ? 503 : 200).send({ status: state, checks: results, backlog: ingestBacklog(ctx) });
       },
     );
 

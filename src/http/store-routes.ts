@@ -96,15 +96,22 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const key = authorize(request, reply, 'PUT');
       if (key === undefined) return reply;
       const body = (request.body as Readable | undefined) ?? request.raw;
-      const result = await store.write(key, body).catch((err: unknown) => {
+      const uploader = (request.query as StoreQuery).uploader;
+      const result = await store.write(key, body, uploader).catch((err: unknown) => {
         // The temporary file is gone already (the store's write removes it on any failure).
         throw isOutOfSpace(err) ? new OutOfSpaceError(key, err) : err;
       });
       if (result.status === 'exists') {
         return refuse(request, reply, ALREADY_EXISTS.create(key));
       }
+      if (result.status === 'same') {
+        // Its own bytes, stored by an earlier try of this address whose answer was lost: the
+        // record (if the crash came before it) comes from them, and the client hears 200, not 409.
+        await ingest({ ...ctx, log: request.log }, key);
+        return reply.code(200).header('ETag', `"${result.sha256}"`).send();
+      }
       try {
-        await ingest({ ...ctx, log: request.log }, key, result, (request.query as StoreQuery).uploader);
+        await ingest({ ...ctx, log: request.log }, key, result, uploader);
       } catch (err) {
         // No record, so no file either: the client is told the upload failed, and its retry must find the name free.
         await unstore(key, request.log);

@@ -17,3 +17,4 @@ export * from './eventbridge-object-created.js';
 export * from './object-created.js';
 export * from './staged-uploads.js';
 export * from './multipart-upload.js';
+export * from './ingest-sweep.js';

@@ -14,6 +14,8 @@ export type IngestResult = 'indexed' | 'exists' | 'skipped';
  * name the upload address was made for, when there was one.
  */
 export async function ingest(ctx: ServiceContext, key: string, digest?: ObjectDigest, uploader?: string): Promise<IngestResult> {
+  // Bytes just written (a PUT, a promotion, a completion in parts) come with their digest.
+  if (digest !== undefined && ctx.activity) ctx.activity.stored++;
   const record = await recordToIngest(ctx, key, digest, uploader);
   if (typeof record === 'string') return record;
   const result = await ctx.catalog.insert(record);
@@ -36,9 +38,11 @@ export async function recordToIngest(ctx: ServiceContext, key: string, digest?: 
   if (existing && (uploader === undefined || existing.uploader !== undefined)) return 'exists';
   const digested = digest ?? (await ctx.store.digest(key));
   const { size, sha256 } = digested;
-  // S3 keeps the uploader with the object (x-amz-meta-uploader), whoever indexes it.
+  // The store keeps the uploader and the ingestion date with the bytes (S3 metadata, the local
+  // store's note beside the file), so whoever indexes them, and a catalog rebuilt from the
+  // store, records the same ones.
   uploader ??= digested.uploader;
-  return recordFor(resolved.name, { ingestion_date: new Date().toISOString(), size, sha256, uploader });
+  return recordFor(resolved.name, { ingestion_date: digested.ingestionDate ?? new Date().toISOString(), size, sha256, uploader });
 }
 
 /**
@@ -69,5 +73,6 @@ export async function ingestRecords(ctx: ServiceContext, records: readonly FileR
 }
 
 function logIndexed(ctx: ServiceContext, { file_path, size, sha256, uploader }: FileRecord): void {
+  if (ctx.activity) ctx.activity.indexed++;
   ctx.log.info({ file_path, size, sha256, uploader }, 'indexed');
 }

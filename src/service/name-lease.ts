@@ -5,8 +5,12 @@ import type { ServiceContext } from './service-context.js';
 /** A guard that never holds the name: a promotion given it only refuses (the name is taken) or stops, never writes. */
 export const NOT_HELD: WriteGuard = { stillHeld: () => Promise.resolve(false) };
 
-/** How long a lease on a name lasts unless renewed: a promoter that crashed holds its name at most this long. */
-export const LEASE_TTL_MS = 30_000;
+/**
+ * How long a lease on a name lasts unless renewed: a promoter that crashed holds its name at most
+ * this long, so an upload it was promoting waits at most this long for the sweep (issue: findable
+ * within 15 s of a fault). Renewed every third of it while the write goes on.
+ */
+export const LEASE_TTL_MS = 10_000;
 /** How often a promoter renews its lease while it writes. */
 const RENEW_EVERY_MS = LEASE_TTL_MS / 3;
 /**

@@ -12,4 +12,20 @@ export interface ServiceContext {
   readonly uploadTtl: number;
   readonly downloadTtl: number;
   readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Counts of what the operations did, for /metrics (absent: nobody counts, e.g. a one-off command). */
+  readonly activity?: IngestActivity;
+}
+
+/** What this process stored and indexed, on every backend (docs/api.md, *Metrics*). */
+export interface IngestActivity {
+  /** Files whose bytes this process wrote or promoted (a PUT, a promotion, a completion in parts). */
+  stored: number;
+  /** Records this process created, whatever path indexed them. */
+  indexed: number;
+  /** The background sweep's last look at uploads waiting to be indexed (ingest-sweep.ts). */
+  backlog: { count: number; oldestSeconds: number; checkedAt: number | undefined };
+}
+
+export function newIngestActivity(): IngestActivity {
+  return { stored: 0, indexed: 0, backlog: { count: 0, oldestSeconds: 0, checkedAt: undefined } };
 }

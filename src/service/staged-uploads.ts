@@ -34,7 +34,7 @@ export async function ingestStaged(ctx: ServiceContext, upload: StagedUpload, wa
   // While another holds the name: if the name gets stored meanwhile, this upload has lost, which
   // needs no lease to settle (the promotion, given no hold, removes it and writes nothing).
   const lostMeanwhile = async () => {
-    const promotion = await staging.promote(upload, NOT_HELD);
+    const promotion = await staging.promote(upload, NOT_HELD, KEEP_UNTIL_RECORDED);
     return promotion.outcome === 'interrupted' ? undefined : promotion;
   };
   const run = await underNameLease(ctx, upload.key, waitMs, (guard) => promoteHeld(ctx, upload, guard), lostMeanwhile);
@@ -54,14 +54,23 @@ async function promoteHeld(ctx: ServiceContext, upload: StagedUpload, guard: Wri
     ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'staged upload not promoted: the name has a record (its object is missing)');
     return 'refused';
   }
-  return afterPromotion(ctx, upload, await staging.promote(upload, guard));
+  return afterPromotion(ctx, upload, await staging.promote(upload, guard, KEEP_UNTIL_RECORDED));
 }
+
+/**
+ * The staged object stays until the record of its bytes is committed, then goes (discard): a
+ * crash or a catalog outage in between leaves it waiting, and the next notification, request or
+ * sweep finds the name holding its bytes and indexes them. So "stored" never outlives the
+ * knowledge that a record is owed (docs/reliability.md, *Acknowledged means findable*).
+ */
+const KEEP_UNTIL_RECORDED = { keepStaged: true } as const;
 
 /** The record a promotion calls for, and what became of the upload. */
 async function afterPromotion(ctx: ServiceContext, upload: StagedUpload, promotion: Promotion): Promise<StagedResult> {
   switch (promotion.outcome) {
     case 'promoted': {
       const result = await ingest(ctx, upload.key, promotion.digest, promotion.digest.uploader);
+      await ctx.store.staging!.discard(upload);
       return result === 'indexed' ? 'indexed' : 'exists';
     }
     case 'refused':
@@ -72,10 +81,14 @@ async function afterPromotion(ctx: ServiceContext, upload: StagedUpload, promoti
       ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'staged upload not promoted: the lease on its name was lost while writing; it stays for a later try');
       return 'deferred';
     case 'duplicate':
-    case 'absent':
+    case 'absent': {
       if (!(await ctx.store.head(upload.key))) return 'absent';
-      await ingest(ctx, upload.key);
-      return 'exists';
+      // The bytes are under the name already (an earlier promotion, cut before its record): the
+      // record comes from them, with the uploader and ingestion date kept with them.
+      const result = await ingest(ctx, upload.key);
+      if (promotion.outcome === 'duplicate') await ctx.store.staging!.discard(upload);
+      return result === 'indexed' ? 'indexed' : 'exists';
+    }
   }
 }
 

@@ -13,6 +13,12 @@ export interface ObjectDigest {
   readonly sha256: string;
   /** The API key name the object was uploaded with, where the store keeps it with the object (S3: `x-amz-meta-uploader`). */
   readonly uploader?: string;
+  /**
+   * When the bytes became the file (ISO 8601), where the store keeps it with the object (S3:
+   * `x-amz-meta-ingestion-date`, set at promotion; the local store: beside the file). The record
+   * takes it, so a catalog rebuilt from the store keeps every ingestion date.
+   */
+  readonly ingestionDate?: string;
 }
 
 /** An upload held under a staging key until it is promoted to the key it names. */
@@ -20,6 +26,8 @@ export interface StagedUpload {
   readonly stagingKey: string;
   /** The canonical stored path the bytes are for. */
   readonly key: string;
+  /** When the store took the bytes, where the listing says (the background sweep leaves fresh ones to their notification). */
+  readonly storedAt?: Date;
 }
 
 /**
@@ -60,7 +68,18 @@ export interface StagingArea {
    * Moves the bytes to the real key unless it holds an object; removes the staging object.
    * The caller holds the name's lease; `guard` tells whether it still does.
    */
-  promote(upload: StagedUpload, guard?: WriteGuard): Promise<Promotion>;
+  promote(upload: StagedUpload, guard?: WriteGuard, options?: PromoteOptions): Promise<Promotion>;
+  /** Removes a staged upload (absent already is fine): after its record is committed, when promoted with `keepStaged`. */
+  discard(upload: StagedUpload): Promise<void>;
+}
+
+export interface PromoteOptions {
+  /**
+   * Leave the staged object in place when the bytes are promoted (or found promoted already):
+   * the caller discards it once the record is committed, so a crash in between leaves it for
+   * the next sweep, which finds the name holding its bytes and indexes them.
+   */
+  readonly keepStaged?: boolean;
 }
 
 /**
@@ -83,6 +102,11 @@ export interface ObjectStore {
   digest(key: string): Promise<ObjectDigest>;
   /** Liveness check for /readyz. */
   ping(): Promise<void>;
+  /**
+   * True when every instance uses this same store (S3): its outage is then no reason to take
+   * one instance out of a balancer, and /readyz reports it as "degraded" instead of failing.
+   */
+  readonly shared?: boolean;
   /** Present when uploads arrive under staging keys (S3); the local store writes the real key at once. */
   readonly staging?: StagingArea;
   /** Uploads in parts, for files larger than one PUT should carry. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ObjectStore } from '../../src/store/index.js';
+import type { ObjectDigest, ObjectStore } from '../../src/store/index.js';
 
 export interface StoreUnderTest {
   readonly store: ObjectStore;
@@ -30,6 +30,15 @@ const key = (descriptor: string, instrument = 'swe') =>
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
+ * A digest's size and SHA-256; what the store keeps with the bytes besides (the ingestion date a
+ * promotion or a local write sets, the uploader) must be what it says, when it is there.
+ */
+function bytesOf(digest: ObjectDigest): { size: number; sha256: string } {
+  if (digest.ingestionDate !== undefined) expect(new Date(digest.ingestionDate).toISOString()).toBe(digest.ingestionDate);
+  return { size: digest.size, sha256: digest.sha256 };
+}
+
+/**
  * The object store contract: every adapter runs it (test/contract/*-store.test.ts),
  * through the signed addresses a client gets, over HTTP. `extra` adds what only
  * that adapter has.
@@ -56,7 +65,7 @@ export function testStore(name: string, make: () => Promise<StoreUnderTest>, ext
       const put = await storeThrough(store(), k, bytes);
       expect(put.status).toBe(200);
       expect((await store().head(k))?.size).toBe(bytes.length);
-      expect(await store().digest(k)).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+      expect(bytesOf(await store().digest(k))).toEqual({ size: bytes.length, sha256: sha256(bytes) });
 
       const address = await store().presignGet(k, 60);
       expect(address).toMatch(/^https?:\/\//);
@@ -73,7 +82,7 @@ export function testStore(name: string, make: () => Promise<StoreUnderTest>, ext
     it('takes an empty file', async () => {
       const k = key('empty');
       expect((await storeThrough(store(), k, new Uint8Array())).status).toBe(200);
-      expect(await store().digest(k)).toEqual({ size: 0, sha256: sha256(new Uint8Array()) });
+      expect(bytesOf(await store().digest(k))).toEqual({ size: 0, sha256: sha256(new Uint8Array()) });
     });
 
     it('lists every stored object once, in byte order of the keys', async () => {

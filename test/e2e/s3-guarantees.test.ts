@@ -150,8 +150,10 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(PRODUCTION_BACKENDS_LABEL, () => {
     forged.searchParams.set('x-amz-meta-uploader', 'someone-else');
     expect(await missionPut(forged.toString(), Buffer.from('forged'))).toBe(403);
     expect(await missionPut(put, Buffer.from('keyed bytes'))).toBe(200);
-    expect(await records(path)).toMatchObject([{ file_path: path, uploader: 'swe-pipeline', size: 11 }]);
+    const [record] = (await records(path)) as { ingestion_date: string }[];
+    expect([record]).toMatchObject([{ file_path: path, uploader: 'swe-pipeline', size: 11 }]);
+    // The ingestion date travels with the object too (set at promotion), so a rebuild keeps it.
     const head = await backends.rgw.client.send(new HeadObjectCommand({ Bucket: backends.bucket, Key: path }));
-    expect(head.Metadata).toEqual({ uploader: 'swe-pipeline' });
+    expect(head.Metadata).toEqual({ uploader: 'swe-pipeline', 'ingestion-date': record!.ingestion_date });
   });
 });

@@ -42,3 +42,16 @@ export async function startChildServer(home: string, env: NodeJS.ProcessEnv = {}
   });
   return { url, process: child, exited, logs, stderr: () => stderr };
 }
+
+/** Waits until the server has printed a log line whose `msg` is `msg` (repair runs after listen), and answers it parsed. */
+export async function waitForLog(server: ChildServer, msg: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const line of server.logs) {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      if (parsed.msg === msg) return parsed;
+    }
+    if (Date.now() > deadline) throw new Error(`no log line "${msg}" in ${timeoutMs} ms: ${server.logs.slice(-5).join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

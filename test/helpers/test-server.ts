@@ -19,7 +19,9 @@ export async function startTestServer(
   log: Logger = pino({ level: 'silent' }),
 ): Promise<TestServer> {
   const home = settings.home ?? (await mkdtemp(join(tmpdir(), 'sdc-test-')));
-  const config = loadServerConfig(env, { port: '0', host: '127.0.0.1', logLevel: 'silent', ...settings, home });
+  // Uploads without keys unless a test asks for keys (S3 and PostgreSQL require them by default: fail closed).
+  const keys = settings.requireKeys ?? env.SDC_REQUIRE_KEYS ?? 'false';
+  const config = loadServerConfig(env, { port: '0', host: '127.0.0.1', logLevel: 'silent', ...settings, requireKeys: keys, home });
   const server = await startServer(config, log);
   return Object.assign(Object.create(null) as object, server, {
     home,

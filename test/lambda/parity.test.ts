@@ -90,7 +90,9 @@ function parityRig(settings: ServerSettings = {}, env: Record<string, string> = 
   beforeAll(async () => {
     backends = await startProductionBackends();
     server = await startTestServer({ ...backends.settings, ...settings });
-    lambdaApp = lambdaAppFromEnvironment({ SDC_STORE: backends.settings.store, SDC_CATALOG: backends.settings.catalog, SDC_LOG_LEVEL: 'silent', ...env });
+    // Keys as the server has them (startTestServer opts out of the fail-closed default unless asked).
+    const requireKeys = settings.requireKeys ?? 'false';
+    lambdaApp = lambdaAppFromEnvironment({ SDC_STORE: backends.settings.store, SDC_CATALOG: backends.settings.catalog, SDC_LOG_LEVEL: 'silent', SDC_REQUIRE_KEYS: requireKeys, ...env });
     const handle = makeApiHandler(lambdaApp);
     lambda = (event) => handle(event) as Promise<APIGatewayProxyResult>;
     // One file in the archive, stored straight into the bucket and indexed as the ingest function does.

@@ -7,7 +7,7 @@ import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { reconcile } from '../../src/service/index.js';
 import { LocalObjectStore, UrlSigner } from '../../src/store/index.js';
-import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { startChildServer, waitForLog, type ChildServer } from '../helpers/child-server.js';
 import { recordFigures, scale } from './figures.js';
 import { bytesOf, sha256, slowPut, uploadAddress } from './upload-client.js';
 
@@ -85,9 +85,10 @@ describe('crash consistency: SIGKILL in the middle of PUTs', () => {
 
       // Restart on the same SDC_HOME: it removes temporary files and indexes what was stored.
       server = await startChildServer(home, env);
+      // The repair runs in the background once the server listens: its report says when it is done.
+      indexedAtRestart += ((await waitForLog(server, 'indexed objects that had no record')).indexed as number | undefined) ?? 0;
       const removed = server.logs.map((l) => JSON.parse(l) as { msg: string; removed?: number; indexed?: number });
       tempFilesRemovedAtRestart += removed.find((l) => l.msg.startsWith('removed temporary files'))?.removed ?? 0;
-      indexedAtRestart += removed.find((l) => l.msg === 'indexed objects that had no record')?.indexed ?? 0;
 
       // No temporary file remains; every stored file is whole (its exact planned bytes).
       const stored = await storeFiles(home);

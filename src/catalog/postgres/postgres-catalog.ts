@@ -8,6 +8,21 @@ import type { CatalogDatabase } from '../schema.js';
 import { PostgresCatalog } from './postgres-prepared-reads.js';
 import { parsePostgresUrl, redactPassword } from './postgres-url.js';
 
+/** How long a new connection to PostgreSQL may take before the operation fails as unavailable. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The name this process's connections carry in pg_stat_activity: `sdc-data-access`, or the
+ * URL's own `application_name` parameter (operators tell instances apart; tests find their own).
+ */
+function applicationName(url: string): string {
+  try {
+    return new URL(url).searchParams.get('application_name') ?? 'sdc-data-access';
+  } catch {
+    return 'sdc-data-access';
+  }
+}
+
 export interface PostgresCatalogOptions {
   /** Told about connection errors of idle pooled clients (the pool replaces them). */
   readonly onPoolError?: (err: Error) => void;
@@ -24,10 +39,22 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     connectionString,
     // Every connection resolves table names in the configured schema only.
     options: `-c search_path=${schema}`,
-    application_name: 'sdc-data-access',
+    application_name: applicationName(url),
+    // A catalog that does not answer a new connection in this time is unavailable (503), not a hang.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A connection whose peer vanished (failover, a cut proxy) is found by the kernel, not by the next query.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
-  // Without a listener, an idle client's network error would crash the process.
+  // Without a listener, a connection's network error is an unhandled 'error' event, which ends the
+  // process. pg-pool listens on idle clients only ('error' on the pool); a client that is checked
+  // out (a transaction, a lease, a COPY, a cursor) has no listener until it is released. So every
+  // client gets one of its own when it connects: the error fails the operation in flight (pg
+  // rejects its promise), and the pool drops the broken client when it is released.
   pool.on('error', (err) => options.onPoolError?.(err));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => options.onPoolError?.(err));
+  });
   const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
   try {
     await createSchema(db, schema);
@@ -45,7 +72,9 @@ const MIGRATION_TABLE = 'kysely_migration';
 /** Whether the schema the URL names holds a catalog (its migration table), without creating anything. */
 export async function postgresCatalogExists(url: string): Promise<boolean> {
   const { connectionString, schema } = parsePostgresUrl(url);
-  const client = new pg.Client({ connectionString, application_name: 'sdc-data-access' });
+  const client = new pg.Client({ connectionString, application_name: applicationName(url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // Its failure is the query's, below: the event must not end the process.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     const { rows } = await client.query<{ found: string | null }>('select to_regclass($1) as found', [`${schema}.${MIGRATION_TABLE}`]);

@@ -7,12 +7,18 @@ import { ServerError, UPLOAD_UNDER_WAY } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
+import { notesRootOf, readNote, removeNote, writeNote } from './object-note.js';
 import type { UrlSigner } from './url-signer.js';
 import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
 
-export type WriteResult = ({ readonly status: 'stored' } & ObjectDigest) | { readonly status: 'exists' };
+/**
+ * `stored`: the bytes are now the file. `same`: the key held exactly these bytes from the same
+ * uploader already (its own PUT retried after a crash or a failed answer): nothing was written,
+ * the digest is the stored file's. `exists`: the key holds another file.
+ */
+export type WriteResult = ({ readonly status: 'stored' | 'same' } & ObjectDigest) | { readonly status: 'exists' };
 
 /**
  * The embedded object store: files under a root folder, served by this server's own
@@ -96,8 +102,12 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  digest(key: string): Promise<ObjectDigest> {
-    return digestOf(createReadStream(this.fileOf(key)));
+  /** The bytes' size and SHA-256, with the uploader and ingestion date of the note beside them when it describes these bytes. */
+  async digest(key: string): Promise<ObjectDigest> {
+    const file = this.fileOf(key);
+    const [digest, note] = await Promise.all([digestOf(createReadStream(file)), readNote(this.root, key)]);
+    if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
+    return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
   }
 
   async ping(): Promise<void> {
@@ -118,11 +128,11 @@ export class LocalObjectStore implements ObjectStore {
    * closed. One write per key at a time: a second one while the first is under way is
    * refused (UploadUnderWayError), so one address replayed many times holds one write.
    */
-  write(key: string, source: Readable): Promise<WriteResult> {
+  write(key: string, source: Readable, uploader?: string): Promise<WriteResult> {
     // Refused before a byte of the body is read: the answer closes the connection.
     if (this.writing.has(key)) return Promise.reject(new UploadUnderWayError(key));
     const input = detachable(source);
-    const writing = this.writeOnce(key, input);
+    const writing = this.writeOnce(key, input, uploader);
     const tracked = writing.then(
       () => undefined,
       () => undefined,
@@ -140,27 +150,38 @@ export class LocalObjectStore implements ObjectStore {
   /** The write under way for each key. */
   private readonly writing = new Map<string, Promise<unknown>>();
 
-  private async writeOnce(key: string, input: Detachable): Promise<WriteResult> {
+  private async writeOnce(key: string, input: Detachable, uploader: string | undefined): Promise<WriteResult> {
     let temp: string | undefined;
     try {
       const file = this.fileOf(key);
       const dir = dirname(file);
-      if (this.head(key)) return { status: 'exists' };
+      // Taken: refused before a byte is read, unless it may be this uploader's own retry (its note names them).
+      const retryOf = this.head(key) ? await readNote(this.root, key) : undefined;
+      if (this.head(key) && (retryOf === undefined || retryOf.uploader !== uploader)) return { status: 'exists' };
       await mkdir(dir, { recursive: true });
       // The request may have ended while we looked: then no temporary file is made at all.
       if (input.stream.errored) throw input.stream.errored;
       temp = tempFileIn(dir);
       const { meter, digest } = meteredDigest(this.maxObjectSize);
       await pipeline(input.stream, meter, tempFileWriter(temp));
+      const written = digest();
+      if (retryOf) {
+        const same = retryOf.size === written.size && retryOf.sha256 === written.sha256;
+        return same ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date } : { status: 'exists' };
+      }
       await fsync(temp);
+      // The note first: by the time the file is under its key, who sent it and when are with it.
+      const ingestionDate = new Date().toISOString();
+      await writeNote(this.root, key, { uploader, ingestion_date: ingestionDate, ...written });
       try {
         await link(temp, file);
       } catch (err) {
+        // (The note just written is then another file's; digest ignores a note whose SHA-256 is not the file's.)
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { status: 'exists' };
         throw err;
       }
       await fsync(dir);
-      return { status: 'stored', ...digest() };
+      return { status: 'stored', ...written, uploader, ingestionDate };
     } finally {
       input.detach();
       if (temp !== undefined) await unlink(temp).catch(() => undefined);
@@ -174,6 +195,7 @@ export class LocalObjectStore implements ObjectStore {
   async remove(key: string): Promise<void> {
     const file = this.fileOf(key);
     await rm(file, { force: true });
+    await removeNote(this.root, key);
     await fsync(dirname(file));
   }
 
@@ -199,7 +221,8 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async recover(): Promise<{ temporaryFiles: number; expiredUploads: number }> {
-    return { temporaryFiles: await this.removeTempFiles(), expiredUploads: await this.multipart.removeExpired() };
+    const temporaryFiles = (await this.removeTempFiles()) + (await this.removeTempFiles(notesRootOf(this.root)));
+    return { temporaryFiles, expiredUploads: await this.multipart.removeExpired() };
   }
 }
 

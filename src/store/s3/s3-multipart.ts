@@ -20,7 +20,8 @@ import {
   type UploadedPart,
   type WriteGuard,
 } from '../object-store.js';
-import { uploaderMetadata, type S3Staging } from './s3-staging.js';
+import { uploaderMetadata } from './s3-object-metadata.js';
+import type { S3Staging } from './s3-staging.js';
 
 /**
  * Where uploads in parts are assembled: `.multipart/<real key>/<24 hex digits>`. Not a

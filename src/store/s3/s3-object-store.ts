@@ -11,7 +11,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
-import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
+import { ingestionDateFrom, uploaderFrom, uploaderMetadata } from './s3-object-metadata.js';
+import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor } from './s3-staging.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import type { S3Location } from './s3-url.js';
 
@@ -25,6 +26,8 @@ export class S3ObjectStore implements ObjectStore {
   readonly client: S3Client;
   readonly staging: S3Staging;
   readonly multipart: S3Multipart;
+  /** One bucket behind every instance. */
+  readonly shared = true;
 
   constructor(readonly location: S3Location) {
     this.client = new S3Client({
@@ -94,7 +97,7 @@ export class S3ObjectStore implements ObjectStore {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
       const { size, sha256 } = await digestOf(out.Body as Readable);
-      return { size, sha256, uploader: uploaderFrom(out.Metadata) };
+      return { size, sha256, uploader: uploaderFrom(out.Metadata), ingestionDate: ingestionDateFrom(out.Metadata) };
     } catch (err) {
       throw backendFailure('S3 store', `GET ${key}`, err);
     }

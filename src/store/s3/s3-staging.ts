@@ -15,7 +15,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { digestOf, RunningDigest } from '../../wire/content-digest.js';
-import type { Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
+import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
+import { promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { S3_MAX_PUT_BYTES, S3_MIN_PART_BYTES } from './s3-url.js';
 
 /**
@@ -29,21 +30,6 @@ const STAGING_ID = /^[0-9a-f]{24}$/;
 
 export function stagingKeyFor(key: string): string {
   return `${STAGING_PREFIX}${key}/${randomBytes(12).toString('hex')}`;
-}
-
-/** S3 metadata keeping the uploader with the object; URI-encoded, as header values must be ASCII. */
-export function uploaderMetadata(uploader: string | undefined): Record<string, string> | undefined {
-  return uploader === undefined ? undefined : { uploader: encodeURIComponent(uploader) };
-}
-
-export function uploaderFrom(metadata: Record<string, string> | undefined): string | undefined {
-  const value = metadata?.uploader;
-  if (value === undefined) return undefined;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }
 
 export function isNotFound(err: unknown): boolean {
@@ -125,7 +111,7 @@ export class S3Staging implements StagingArea {
     let group: { upload: StagedUpload; at: number }[] = [];
     const flush = function* () {
       group.sort((a, b) => a.at - b.at);
-      for (const { upload } of group) yield upload;
+      for (const { upload, at } of group) yield { ...upload, storedAt: new Date(at) };
       group = [];
     };
     for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: prefix })) {
@@ -139,19 +125,28 @@ export class S3Staging implements StagingArea {
     yield* flush();
   }
 
-  async promote(upload: StagedUpload, guard?: WriteGuard): Promise<Promotion> {
+  async promote(upload: StagedUpload, guard?: WriteGuard, options: PromoteOptions = {}): Promise<Promotion> {
+    const keep = options.keepStaged === true;
     const source = await this.headOf(upload.stagingKey);
     if (!source) return { outcome: 'absent' };
     const stored = await this.headOf(upload.key);
-    if (stored) return this.lost(upload, stored, source);
+    if (stored) return this.lost(upload, stored, source, keep);
     if (guard && !(await guard.stillHeld())) return { outcome: 'interrupted' };
-    return (source.ContentLength ?? 0) <= this.maxPutBytes ? this.putPromote(upload, guard) : this.copyPromote(upload, source, guard);
+    return (source.ContentLength ?? 0) <= this.maxPutBytes ? this.putPromote(upload, guard, keep) : this.copyPromote(upload, source, guard, keep);
   }
 
-  /** The real key holds an object (which stays): this upload is removed. Same ETag: the same bytes, this upload announced twice. */
-  private async lost(upload: StagedUpload, stored: HeadObjectCommandOutput, source: { ETag?: string }): Promise<Promotion> {
+  async discard(upload: StagedUpload): Promise<void> {
     await this.remove(upload);
+  }
+
+  /**
+   * The real key holds an object (which stays). Same ETag: the same bytes, this upload announced
+   * twice (kept when asked: its record may not be committed yet). Other bytes: this upload lost
+   * and is removed.
+   */
+  private async lost(upload: StagedUpload, stored: HeadObjectCommandOutput, source: { ETag?: string }, keep = false): Promise<Promotion> {
     const same = source.ETag !== undefined && (stored.ETag === source.ETag || stored.Metadata?.[COPIED_FROM] === source.ETag);
+    if (!same || !keep) await this.remove(upload);
     return { outcome: same ? 'duplicate' : 'refused' };
   }
 
@@ -165,7 +160,7 @@ export class S3Staging implements StagingArea {
   }
 
   /** One streamed, conditional PutObject of the staged bytes, hashed on the way. */
-  private async putPromote(upload: StagedUpload, guard: WriteGuard | undefined, attempt = 1): Promise<Promotion> {
+  private async putPromote(upload: StagedUpload, guard: WriteGuard | undefined, keep: boolean, attempt = 1): Promise<Promotion> {
     let source;
     try {
       source = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: upload.stagingKey }));
@@ -175,6 +170,7 @@ export class S3Staging implements StagingArea {
     }
     const body = source.Body as Readable;
     const uploader = uploaderFrom(source.Metadata);
+    const ingestionDate = new Date().toISOString();
     const digest = new RunningDigest();
     const hashed = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -192,7 +188,7 @@ export class S3Staging implements StagingArea {
           Body: hashed,
           ContentLength: source.ContentLength ?? 0,
           IfNoneMatch: '*',
-          Metadata: uploaderMetadata(uploader),
+          Metadata: promotedMetadata(uploader, ingestionDate),
         }),
       );
     } catch (err) {
@@ -203,14 +199,14 @@ export class S3Staging implements StagingArea {
         // Another conditional write to the key is in flight; its outcome decides ours.
         await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
         if (guard && !(await guard.stillHeld())) return { outcome: 'interrupted' };
-        return this.putPromote(upload, guard, attempt + 1);
+        return this.putPromote(upload, guard, keep, attempt + 1);
       }
       const stored = await this.headOf(upload.key);
       if (!stored) throw err;
-      return this.lost(upload, stored, source);
+      return this.lost(upload, stored, source, keep);
     }
-    await this.remove(upload);
-    return { outcome: 'promoted', digest: { ...digest.result(), uploader } };
+    if (!keep) await this.remove(upload);
+    return { outcome: 'promoted', digest: { ...digest.result(), uploader, ingestionDate } };
   }
 
   /**
@@ -219,11 +215,12 @@ export class S3Staging implements StagingArea {
    * the copy's upload (no part is left), and the staged object stays unless the key was
    * found taken.
    */
-  private async copyPromote(upload: StagedUpload, source: HeadObjectCommandOutput, guard: WriteGuard | undefined): Promise<Promotion> {
+  private async copyPromote(upload: StagedUpload, source: HeadObjectCommandOutput, guard: WriteGuard | undefined, keep: boolean): Promise<Promotion> {
     const size = source.ContentLength ?? 0;
     const uploader = uploaderFrom(source.Metadata);
+    const ingestionDate = new Date().toISOString();
     const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, Metadata: { ...uploaderMetadata(uploader), [COPIED_FROM]: source.ETag ?? '' } }),
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' } }),
     );
     const uploadId = created.UploadId;
     if (!uploadId) throw new Error('S3 answered CreateMultipartUpload without an upload id');
@@ -265,7 +262,7 @@ export class S3Staging implements StagingArea {
       const stored = await this.headOf(upload.key);
       if (stored) {
         await abort();
-        return this.lost(upload, stored, source);
+        return this.lost(upload, stored, source, keep);
       }
       await this.client.send(
         new CompleteMultipartUploadCommand({
@@ -281,14 +278,14 @@ export class S3Staging implements StagingArea {
       await abort();
       if (err instanceof Interrupted) return { outcome: 'interrupted' };
       const stored = conditionStatus(err) === 412 ? await this.headOf(upload.key) : undefined;
-      if (stored) return this.lost(upload, stored, source);
+      if (stored) return this.lost(upload, stored, source, keep);
       throw err;
     }
     // The record describes the bytes under the real key: hashed from there, once.
     const written = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: upload.key }));
     const digest = await digestOf(written.Body as Readable);
-    await this.remove(upload);
-    return { outcome: 'promoted', digest: { ...digest, uploader } };
+    if (!keep) await this.remove(upload);
+    return { outcome: 'promoted', digest: { ...digest, uploader, ingestionDate } };
   }
 
   private async remove(upload: StagedUpload): Promise<void> {

@@ -1,0 +1,70 @@
+import { mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fsync, tempFileIn } from './write-primitives.js';
+
+/**
+ * What the local store keeps of each file it writes, besides its bytes: who uploaded it (the
+ * name the signed address carried), when the bytes became the file, and their size and SHA-256.
+ * Written before the file appears under its key, so a crash between storing and indexing, or a
+ * catalog rebuilt from the store (`sdc reconcile`), brings back the uploader and the ingestion
+ * date exactly (docs/deploy.md, *Indexing*). A note whose size or SHA-256 is not the file's is
+ * ignored.
+ */
+export interface ObjectNote {
+  readonly uploader?: string;
+  readonly ingestion_date: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
+ * Notes live in a tree beside the store's (`<store>.notes/<key>.json`), not among the files:
+ * the store folder holds exactly the stored files (what listings, backups by folder and the
+ * store's GET route see); back up both folders together.
+ */
+export function notesRootOf(root: string): string {
+  return `${root}.notes`;
+}
+
+function noteFileOf(root: string, key: string): string {
+  return `${join(notesRootOf(root), ...key.split('/'))}.json`;
+}
+
+/** Writes the note of `key` durably (temporary file, fsync, rename), replacing any earlier one. */
+export async function writeNote(root: string, key: string, note: ObjectNote): Promise<void> {
+  const file = noteFileOf(root, key);
+  await mkdir(dirname(file), { recursive: true });
+  const temp = tempFileIn(dirname(file));
+  try {
+    await writeFile(temp, `${JSON.stringify(note)}\n`, { flag: 'wx', mode: 0o644 });
+    await fsync(temp);
+    await rename(temp, file);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The note of `key`, when there is a readable one. */
+export async function readNote(root: string, key: string): Promise<ObjectNote | undefined> {
+  let text: string;
+  try {
+    text = await readFile(noteFileOf(root, key), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const note = JSON.parse(text) as Partial<ObjectNote>;
+    if (typeof note.ingestion_date !== 'string' || Number.isNaN(Date.parse(note.ingestion_date))) return undefined;
+    if (typeof note.size !== 'number' || typeof note.sha256 !== 'string') return undefined;
+    if (note.uploader !== undefined && typeof note.uploader !== 'string') return undefined;
+    return note as ObjectNote;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the note of `key` (absent already is fine). */
+export async function removeNote(root: string, key: string): Promise<void> {
+  await rm(noteFileOf(root, key), { force: true });
+}

@@ -1,0 +1,34 @@
+/**
+ * What the S3 store keeps with each object in its metadata (`x-amz-meta-*`), so that whoever
+ * indexes the object, and a catalog rebuilt from the bucket, records the same: the uploader
+ * (signed into the upload address) and the ingestion date (set when the upload is promoted).
+ */
+
+/** S3 metadata keeping the uploader with the object; URI-encoded, as header values must be ASCII. */
+export function uploaderMetadata(uploader: string | undefined): Record<string, string> | undefined {
+  return uploader === undefined ? undefined : { uploader: encodeURIComponent(uploader) };
+}
+
+/** Metadata set at promotion: when the bytes became the file; read back by digest (and so by a rebuild). */
+const INGESTION_DATE = 'ingestion-date';
+
+/** What the object's metadata says of its ingestion, when it says (set by promotion). */
+export function ingestionDateFrom(metadata: Record<string, string> | undefined): string | undefined {
+  const value = metadata?.[INGESTION_DATE];
+  return value !== undefined && !Number.isNaN(Date.parse(value)) ? value : undefined;
+}
+
+/** The metadata a promotion writes with the bytes under the real key. */
+export function promotedMetadata(uploader: string | undefined, ingestionDate: string): Record<string, string> {
+  return { ...uploaderMetadata(uploader), [INGESTION_DATE]: ingestionDate };
+}
+
+export function uploaderFrom(metadata: Record<string, string> | undefined): string | undefined {
+  const value = metadata?.uploader;
+  if (value === undefined) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
