@@ -12,6 +12,7 @@ import { pageSql, whereOf } from '../filter-sql.js';
 import { RecordPages } from '../record-pages.js';
 import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { sqliteBulkLoad } from './sqlite-bulk-load.js';
+import { sqliteRefresher } from './sqlite-product-refresh.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
 
@@ -162,6 +163,7 @@ export class SqliteCatalog extends KyselyCatalog {
     if (records.length === 0) return 0;
     const sorted = [...records].sort(byPath);
     const insert = rowInserter(writer, (source) => this.statement(source, writer));
+    const refresh = sqliteRefresher(writer, (source) => this.statement(source, writer));
     return writer.transaction(() => {
       // A load larger than what is there already: drop the secondary indexes, fill the table,
       // build them again in one pass each (far cheaper than as many random inserts), all in
@@ -169,6 +171,9 @@ export class SqliteCatalog extends KyselyCatalog {
       const indexes = outgrowsTable(sorted.length, rowsAtMost(writer)) ? setIndexesAside(writer) : [];
       const inserted = insert(sorted);
       for (const index of indexes) writer.exec(index.sql);
+      // Latest flags and coverage rows: all of them after a load that outgrew the table.
+      if (indexes.length > 0) refresh.all();
+      else if (inserted > 0) refresh.products(sorted);
       // A load that doubled the table (a seed, a reconcile of a store full of unindexed files).
       analyzeIfStale(writer);
       return inserted;
