@@ -13,6 +13,7 @@ import { RecordPages } from '../record-pages.js';
 import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { sqliteBulkLoad } from './sqlite-bulk-load.js';
 import { sqliteRefresher } from './sqlite-product-refresh.js';
+import type { SqliteReadPool } from './sqlite-read-pool.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
 
@@ -139,6 +140,8 @@ export class SqliteCatalog extends KyselyCatalog {
     dialect: CatalogDialect,
     /** The connection Kysely writes through: bulk inserts use it directly (insertMany). */
     private readonly writer?: Database,
+    /** Threads for the reads that can take long (query pages, counts, coverage); none for an in-memory catalog. */
+    private readonly pool?: SqliteReadPool,
   ) {
     super(db, onClose, dialect);
     this.byPath = reader.prepare(`SELECT ${COLUMNS} FROM files WHERE file_path = ?`).raw();
@@ -229,8 +232,14 @@ export class SqliteCatalog extends KyselyCatalog {
       const params: unknown[] = [];
       const where = whereOf(filter, params);
       const source = `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-      return Number(this.statement(source).pluck().get(...params));
+      return Number(this.pool ? await this.pool.run(source, params, 'value') : this.statement(source).pluck().get(...params));
     });
+  }
+
+  /** A statement's rows as arrays: on a reading thread when there are some, else here (in-memory catalogs). */
+  protected override async rowsOf(text: string, params: unknown[]): Promise<unknown[][]> {
+    if (this.pool) return (await this.pool.run(text, params)) as unknown[][];
+    return this.statement(text).raw().all(...params) as unknown[][];
   }
 
   /**
@@ -240,18 +249,18 @@ export class SqliteCatalog extends KyselyCatalog {
   override query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
     const sort = options.sort ?? DEFAULT_SORT;
     const limit = options.limit ?? Infinity;
-    const statementFor = (columns: string, after: QueryPosition | undefined, size: number) => {
+    const pageOf = (columns: string, after: QueryPosition | undefined, size: number) => {
       const { text, params } = pageSql(columns, filter, sort, after, size);
-      return { statement: this.statement(text).raw(), params };
+      return this.driver('read', () => this.rowsOf(text, params));
     };
     /** Pages of whatever `read` makes of a page; `position` says where the next page starts. */
-    const walk = <T>(read: (after: QueryPosition | undefined, size: number) => T[], position: (item: T) => QueryPosition) =>
+    const walk = <T>(read: (after: QueryPosition | undefined, size: number) => Promise<T[]>, position: (item: T) => QueryPosition) =>
       async function* (): AsyncIterable<T[]> {
         let after = options.after;
         let remaining = limit;
         while (remaining > 0) {
           const size = Math.min(QUERY_PAGE_SIZE, remaining);
-          const items = read(after, size);
+          const items = await read(after, size);
           if (items.length > 0) yield items;
           if (items.length < size) return;
           remaining -= items.length;
@@ -259,18 +268,12 @@ export class SqliteCatalog extends KyselyCatalog {
         }
       };
     const records = walk(
-      (after, size) => {
-        const { statement, params } = statementFor(COLUMNS, after, size);
-        return (statement.all(...params) as Row[]).map(toRecord);
-      },
+      async (after, size) => ((await pageOf(COLUMNS, after, size)) as Row[]).map(toRecord),
       (last) => ({ key: last[sort.field], file_path: last.file_path }),
     );
     // [json, file_path, sort key]: the text to send and where the next page starts.
     const json = walk(
-      (after, size) => {
-        const { statement, params } = statementFor(`${JSON_RECORD}, file_path, ${sort.field}`, after, size);
-        return statement.all(...params) as [string, string, string][];
-      },
+      async (after, size) => (await pageOf(`${JSON_RECORD}, file_path, ${sort.field}`, after, size)) as [string, string, string][],
       (last) => ({ key: last[2], file_path: last[1] }),
     );
     return new RecordPages(records, async function* () {
