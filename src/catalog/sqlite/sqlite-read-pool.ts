@@ -78,6 +78,8 @@ export class SqliteReadPool {
   private readonly idle: Thread[] = [];
   private readonly waiting: Task[] = [];
   private readonly threads = new Set<Thread>();
+  /** Threads told to stop that are still finishing their statement (see STATEMENT_BUDGET_MS). */
+  private readonly stopping = new Set<Thread>();
   private closed = false;
   private readonly driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
@@ -98,7 +100,7 @@ export class SqliteReadPool {
 
   private dispatch(): void {
     while (this.waiting.length > 0) {
-      const thread = this.idle.pop() ?? (this.threads.size < this.size ? this.spawn() : undefined);
+      const thread = this.idle.pop() ?? (this.threads.size < this.size && this.stopping.size < this.size ? this.spawn() : undefined);
       if (!thread) return;
       this.start(thread, this.waiting.shift()!);
     }
@@ -120,6 +122,7 @@ export class SqliteReadPool {
     worker.on('exit', () => {
       this.finish(thread)?.reject(new Error('the catalog reading thread stopped'));
       this.threads.delete(thread);
+      this.stopping.delete(thread);
       const at = this.idle.indexOf(thread);
       if (at >= 0) this.idle.splice(at, 1);
       if (!this.closed) this.dispatch();
@@ -133,8 +136,13 @@ export class SqliteReadPool {
     thread.timer = setTimeout(() => {
       const over = this.finish(thread);
       over?.reject(raise(OUT_OF_TIME, [], { headers: { 'Retry-After': RETRY_AFTER_S } }));
+      // A thread inside SQLite stops only once its statement returns (better-sqlite3 cannot
+      // interrupt one): another takes its place meanwhile, up to as many stopping as running.
       thread.stopping = true;
+      this.threads.delete(thread);
+      this.stopping.add(thread);
       void thread.worker.terminate();
+      this.dispatch();
     }, this.budgetMs);
     thread.worker.postMessage({ text: task.text, params: task.params, shape: task.shape });
   }
@@ -159,6 +167,8 @@ export class SqliteReadPool {
     this.closed = true;
     for (const task of this.waiting.splice(0)) task.reject(new Error('the catalog is closed'));
     this.idle.length = 0;
+    // Those stopping end when their statement returns; nothing waits for them.
+    for (const thread of this.stopping) thread.worker.unref();
     await Promise.all([...this.threads].map((t) => t.worker.terminate()));
   }
 }
