@@ -179,11 +179,16 @@ export class KyselyCatalog implements Catalog {
 
   /** Groups in (instrument, data_level, start_date) order, keyset-paged like query. */
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay> {
-    return coverageDays((text, params) => this.driver('coverage', () => this.rowsOf(text, params)), filter, QUERY_PAGE_SIZE);
+    let turn = 0;
+    return coverageDays((text, params) => this.driver('coverage', () => this.rowsOf(text, params, turn++)), filter, QUERY_PAGE_SIZE);
   }
 
-  /** A statement of `?` placeholders (filter-sql.ts), its rows as arrays in column order. */
-  protected async rowsOf(text: string, params: unknown[]): Promise<unknown[][]> {
+  /**
+   * A statement of `?` placeholders (filter-sql.ts), its rows as arrays in column order.
+   * `turn`: how many statements its request ran before (SQLite's reading threads order by it).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- used by SQLite's override
+  protected async rowsOf(text: string, params: unknown[], turn = 0): Promise<unknown[][]> {
     const sqlText = this.dialect.engine === 'postgres' ? numbered(text) : text;
     const result = await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(sqlText, params));
     return result.rows.map((row) => Object.values(row));

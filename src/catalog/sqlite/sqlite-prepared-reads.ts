@@ -237,8 +237,8 @@ export class SqliteCatalog extends KyselyCatalog {
   }
 
   /** A statement's rows as arrays: on a reading thread when there are some, else here (in-memory catalogs). */
-  protected override async rowsOf(text: string, params: unknown[]): Promise<unknown[][]> {
-    if (this.pool) return (await this.pool.run(text, params)) as unknown[][];
+  protected override async rowsOf(text: string, params: unknown[], turn = 0): Promise<unknown[][]> {
+    if (this.pool) return (await this.pool.run(text, params, 'rows', turn)) as unknown[][];
     return this.statement(text).raw().all(...params) as unknown[][];
   }
 
@@ -249,9 +249,11 @@ export class SqliteCatalog extends KyselyCatalog {
   override query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
     const sort = options.sort ?? DEFAULT_SORT;
     const limit = options.limit ?? Infinity;
+    // Pages read so far: a long stream's later pages give way to other requests' first statements.
+    let turn = 0;
     const pageOf = (columns: string, after: QueryPosition | undefined, size: number) => {
       const { text, params } = pageSql(columns, filter, sort, after, size);
-      return this.driver('read', () => this.rowsOf(text, params));
+      return this.driver('read', () => this.rowsOf(text, params, turn++));
     };
     /** Pages of whatever `read` makes of a page; `position` says where the next page starts. */
     const walk = <T>(read: (after: QueryPosition | undefined, size: number) => Promise<T[]>, position: (item: T) => QueryPosition) =>

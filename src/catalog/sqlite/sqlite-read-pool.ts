@@ -31,6 +31,10 @@ const RETRY_AFTER_S = '30';
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// Linux applies a priority set for "this process" (pid 0) to the calling thread only: the
+// reading threads yield the CPU to the event loop, which answers health checks and point
+// reads, whenever both want it. Elsewhere it would lower the whole process, so not there.
+if (process.platform === 'linux') require('node:os').setPriority(0, 10);
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { readonly: true });
 db.pragma('busy_timeout = 5000');
@@ -52,6 +56,8 @@ parentPort.on('message', ({ text, params, shape }) => {
 });`;
 
 interface Task {
+  /** How many statements the request had run before this one: the lower, the sooner it runs. */
+  readonly turn: number;
   readonly text: string;
   readonly params: readonly unknown[];
   readonly shape: ReadShape;
@@ -89,11 +95,19 @@ export class SqliteReadPool {
     private readonly budgetMs = STATEMENT_BUDGET_MS,
   ) {}
 
-  /** Runs one statement (`?` placeholders) on a thread; its rows as arrays, or its one value. */
-  run(text: string, params: readonly unknown[], shape: ReadShape = 'rows'): Promise<unknown> {
+  /**
+   * Runs one statement (`?` placeholders) on a thread; its rows as arrays, or its one value.
+   * `turn`: how many statements the same request has run before (a stream's page number).
+   * Waiting statements run lowest turn first, in order of arrival within a turn: a request's
+   * first statement never waits behind the 500th page of a stream of everything.
+   */
+  run(text: string, params: readonly unknown[], shape: ReadShape = 'rows', turn = 0): Promise<unknown> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error('the catalog is closed'));
-      this.waiting.push({ text, params, shape, resolve, reject });
+      const task = { turn, text, params, shape, resolve, reject };
+      let at = this.waiting.length;
+      while (at > 0 && this.waiting[at - 1]!.turn > turn) at--;
+      this.waiting.splice(at, 0, task);
       this.dispatch();
     });
   }
