@@ -3,9 +3,9 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { CatalogDialect } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
-import { keyIdOf, keyMatches, type KeyCheck, type KeyStore } from '../key-store.js';
+import type { KeyStore } from '../key-store.js';
 import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
-import { KyselyKeyStore } from '../kysely-key-store.js';
+import { SqliteKeyStore } from './sqlite-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
 import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
 import { pageSql, whereOf } from '../filter-sql.js';
@@ -297,36 +297,5 @@ export class SqliteCatalog extends KyselyCatalog {
 
   override keys(): KeyStore {
     return new SqliteKeyStore(this.db, this.reader);
-  }
-}
-
-/** Key checks with prepared statements; every check reads the database (a revoked key is refused at once). */
-class SqliteKeyStore extends KyselyKeyStore {
-  private readonly byId: Statement;
-  private readonly any: Statement;
-
-  constructor(db: Kysely<CatalogDatabase>, reader: Database) {
-    super(db);
-    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
-    this.any = reader.prepare('SELECT 1 FROM api_keys LIMIT 1').pluck();
-  }
-
-  /** At once, no promise: better-sqlite3 answers synchronously. */
-  override check(presented: string): KeyCheck {
-    const keyId = keyIdOf(presented);
-    if (keyId === undefined) return { kind: 'invalid' };
-    // [name, key_hash, revoked_at]
-    let row: [string, string, string | null] | undefined;
-    try {
-      row = this.byId.get(keyId) as typeof row;
-    } catch (err) {
-      throw backendFailure('SQLite catalog', 'key check', err);
-    }
-    if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
-    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
-  }
-
-  override async anyExist(): Promise<boolean> {
-    return this.any.get() !== undefined;
   }
 }
