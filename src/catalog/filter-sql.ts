@@ -32,11 +32,8 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
     eq('start_date', filter.end_date, '<=');
   }
   if (filter.version === 'latest') {
-    // vXX-YY has fixed width, so text order is numeric order.
-    where.push(
-      'NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument AND newer.data_level = files.data_level' +
-        ' AND newer.descriptor = files.descriptor AND newer.start_date = files.start_date AND newer.version > files.version)',
-    );
+    // Kept at ingest, in the same transaction as the write (product-refresh.ts).
+    where.push('files.is_latest = 1');
   } else if (filter.version !== '*') {
     eq('version', filter.version);
   }

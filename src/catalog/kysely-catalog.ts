@@ -1,12 +1,14 @@
 import { backendFailure } from '../errors/index.js';
-import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Catalog } from './catalog.js';
 import { SQLITE_DIALECT, type CatalogDialect } from './catalog-dialect.js';
 import type { CoverageDay } from './coverage-day.js';
 import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
-import { coverageDays } from './kysely-coverage.js';
+import { coverageDays } from './coverage-sql.js';
+import { numbered } from './filter-sql.js';
+import { distinctProducts, postgresRefreshSql, productArrays, refreshStatements } from './product-refresh.js';
 import { applyFilter, orderedFiles } from './kysely-filter.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
@@ -40,14 +42,32 @@ export class KyselyCatalog implements Catalog {
   }
 
   private async insertOnce(record: FileRecord): Promise<'inserted' | 'exists'> {
-    const result = await this.db
-      .insertInto('files')
-      .values({ ...record, uploader: record.uploader ?? null })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return 'inserted';
+    const inserted = await this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .insertInto('files')
+        .values({ ...record, uploader: record.uploader ?? null })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+      await this.refreshProducts(trx, [record]);
+      return true;
+    });
+    if (inserted) return 'inserted';
     if (record.uploader !== undefined) await this.fillUploader(record);
     return 'exists';
+  }
+
+  /**
+   * The latest flags and coverage rows of the records' products, in the writing transaction
+   * (product-refresh.ts: the one place they are recomputed).
+   */
+  private async refreshProducts(trx: Transaction<CatalogDatabase>, records: readonly FileRecord[]): Promise<void> {
+    if (this.dialect.engine === 'postgres') {
+      const arrays = productArrays(records);
+      for (const text of postgresRefreshSql(arrays)) await trx.executeQuery(CompiledQuery.raw(text, arrays));
+      return;
+    }
+    for (const { text, params } of refreshStatements(distinctProducts(records))) await trx.executeQuery(CompiledQuery.raw(text, params));
   }
 
   /**
@@ -75,6 +95,7 @@ export class KyselyCatalog implements Catalog {
         const result = await trx.insertInto('files').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst();
         inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
       }
+      if (inserted > 0) await this.refreshProducts(trx, records);
       return inserted;
     }));
   }
@@ -158,7 +179,19 @@ export class KyselyCatalog implements Catalog {
 
   /** Groups in (instrument, data_level, start_date) order, keyset-paged like query. */
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay> {
-    return coverageDays(this.db, filter, QUERY_PAGE_SIZE);
+    let turn = 0;
+    return coverageDays((text, params) => this.driver('coverage', () => this.rowsOf(text, params, turn++)), filter, QUERY_PAGE_SIZE);
+  }
+
+  /**
+   * A statement of `?` placeholders (filter-sql.ts), its rows as arrays in column order.
+   * `turn`: how many statements its request ran before (SQLite's reading threads order by it).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- used by SQLite's override
+  protected async rowsOf(text: string, params: unknown[], turn = 0): Promise<unknown[][]> {
+    const sqlText = this.dialect.engine === 'postgres' ? numbered(text) : text;
+    const result = await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(sqlText, params));
+    return result.rows.map((row) => Object.values(row));
   }
 
   /** Keyset pages on every backend: a long reconcile then holds no cursor (nor snapshot) open. */
@@ -198,7 +231,7 @@ export class KyselyCatalog implements Catalog {
   }
 }
 
-function toRecord(row: Selectable<FilesTable>): FileRecord {
+function toRecord(row: Omit<Selectable<FilesTable>, 'is_latest'>): FileRecord {
   return {
     file_path: row.file_path,
     instrument: row.instrument,

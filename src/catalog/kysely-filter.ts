@@ -4,6 +4,11 @@ import type { QueryFilter } from './query-filter.js';
 import type { QueryPosition, QuerySort } from './query-options.js';
 import type { CatalogDatabase } from './schema.js';
 
+const RECORD_COLUMN_LIST = [
+  'files.file_path', 'files.instrument', 'files.data_level', 'files.descriptor', 'files.start_date', 'files.end_date',
+  'files.version', 'files.extension', 'files.ingestion_date', 'files.size', 'files.sha256', 'files.uploader',
+] as const;
+
 /*
  * The filter's conditions and the keyset position for Kysely queries. The rules themselves
  * (overlap, version=latest, ingestion dates, the (sort key, file_path) order) live once, in
@@ -27,7 +32,8 @@ function applyAfter<O>(query: FilesQuery<O>, sort: QuerySort, after: QueryPositi
 
 /** The matching rows in (sort key, file_path) order, from just after `after`. */
 export function orderedFiles(db: Kysely<CatalogDatabase>, filter: QueryFilter, sort: QuerySort, after: QueryPosition | undefined) {
-  let q = applyFilter(db.selectFrom('files').selectAll('files'), filter);
+  // The record's columns only (not is_latest): SQLite's search index then covers the query.
+  let q = applyFilter(db.selectFrom('files').select(RECORD_COLUMN_LIST), filter);
   if (after) q = applyAfter(q, sort, after);
   const direction = sort.descending ? 'desc' : 'asc';
   if (sort.field !== 'file_path') q = q.orderBy(`files.${sort.field}`, direction);

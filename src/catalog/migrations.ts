@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
+import { REFRESH_ALL_SQL } from './product-refresh.js';
 
 /**
  * Schema migrations, written with Kysely's schema builder so one list serves SQLite
@@ -105,6 +106,28 @@ function migrations(dialect: CatalogDialect): Record<string, Migration> {
         const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
         if (rows.length > 0) await sql`analyze files_search`.execute(db);
         await db.schema.dropIndex('files_instrument_level_start').execute();
+      },
+    },
+    // version=latest and coverage kept at ingest (src/catalog/product-refresh.ts): each file's
+    // latest flag and a row per (instrument, data level, start date) with its files' counts,
+    // sizes and end dates, filled here from the files already there.
+    '0008-latest-flag-and-coverage-days': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('files').addColumn('is_latest', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+        await db.schema
+          .createTable('coverage_days')
+          .addColumn('instrument', 'text', (c) => c.notNull())
+          .addColumn('data_level', 'text', (c) => c.notNull())
+          .addColumn('start_date', 'text', (c) => c.notNull())
+          .addColumn('files', 'bigint', (c) => c.notNull())
+          .addColumn('size', 'bigint', (c) => c.notNull())
+          .addColumn('end_date', 'text', (c) => c.notNull())
+          .addColumn('latest_files', 'bigint', (c) => c.notNull())
+          .addColumn('latest_size', 'bigint', (c) => c.notNull())
+          .addColumn('latest_end_date', 'text')
+          .addPrimaryKeyConstraint('coverage_days_key', ['instrument', 'data_level', 'start_date'])
+          .execute();
+        for (const statement of REFRESH_ALL_SQL) await sql.raw(statement).execute(db);
       },
     },
   };

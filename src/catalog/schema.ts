@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Table types for Kysely: the catalog's tables. */
 export interface FilesTable {
   file_path: string;
@@ -14,6 +16,8 @@ export interface FilesTable {
   sha256: string;
   /** Name of the API key that uploaded the file; null when none did. */
   uploader: string | null;
+  /** 1 when no file of the same product has a higher version (src/catalog/product-refresh.ts). */
+  is_latest: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -35,8 +39,22 @@ export interface NameLeasesTable {
   expires_at: number | string;
 }
 
+/** Per (instrument, data level, start date): what GET /coverage needs (src/catalog/product-refresh.ts). */
+export interface CoverageDaysTable {
+  instrument: string;
+  data_level: string;
+  start_date: string;
+  files: number | string;
+  size: number | string;
+  end_date: string;
+  latest_files: number | string;
+  latest_size: number | string;
+  latest_end_date: string | null;
+}
+
 export interface CatalogDatabase {
   files: FilesTable;
+  coverage_days: CoverageDaysTable;
   api_keys: ApiKeysTable;
   name_leases: NameLeasesTable;
 }

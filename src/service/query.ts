@@ -33,10 +33,13 @@ export async function query(
   };
   if (options.limit === undefined) return { statusCode: 200, headers, body: ctx.catalog.query(filter, options) };
 
+  // The count and the page at once (on SQLite each on a reading thread of its own).
+  const total = ctx.catalog.count(filter);
+  total.catch(() => undefined); // awaited below, unless the page fails first
   // One page, held to learn whether another follows: bounded by MAX_PAGE_LIMIT.
   const page: FileRecord[] = [];
   for await (const record of ctx.catalog.query(filter, { ...options, limit: options.limit + 1 })) page.push(record);
-  headers['X-Total-Count'] = String(await ctx.catalog.count(filter));
+  headers['X-Total-Count'] = String(await total);
   if (page.length > options.limit) {
     page.length = options.limit;
     const sort = options.sort ?? DEFAULT_SORT;

@@ -4,6 +4,7 @@ import { QUERY_PAGE_SIZE } from '../../src/catalog/kysely-catalog.js';
 import { IMAP_MISSION, parseFileName } from '../../src/mission/index.js';
 import { describeCatalogCoverage } from './catalog-coverage-contract.js';
 import { describeCatalogFilters } from './catalog-filter-contract.js';
+import { describeKeptAtIngest } from './catalog-kept-at-ingest-contract.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 import { describeKeyStore } from './key-store-contract.js';
 import { describeNameLeases } from './name-leases-contract.js';
@@ -214,6 +215,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   });
   describeCatalogFilters(name, make);
   describeCatalogCoverage(name, make);
+  describeKeptAtIngest(name, make);
   describeKeyStore(name, make);
   describeNameLeases(name, make);
 }

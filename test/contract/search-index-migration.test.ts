@@ -66,6 +66,9 @@ const filters: QueryFilter[] = [
   { instrument: 'mag', data_level: 'l0' },
   { version: 'latest', instrument: 'swe', data_level: 'l0', start_date: '20200101', end_date: '20200128' },
   { version: 'latest', instrument: 'hit', data_level: 'l1a', descriptor: 'sci' },
+  { version: 'latest', instrument: 'hit' },
+  { version: 'latest' },
+  {},
 ];
 
 /** Statements run through the engine's own client (to put a catalog back as it was before 0007). */
@@ -129,7 +132,7 @@ const backends: { name: string; skip: boolean; open(dir: string): Promise<{ url:
   },
 ];
 
-describe.each(backends)('$name: migration 0007 (files_search) on a catalog with records', ({ name, skip, open }) => {
+describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest flags, coverage rows) on a catalog with records', ({ name, skip, open }) => {
   let dir: string;
   let subject: Awaited<ReturnType<(typeof backends)[number]['open']>>;
   let catalog: Catalog;
@@ -141,8 +144,12 @@ describe.each(backends)('$name: migration 0007 (files_search) on a catalog with 
     const first = await openCatalog(subject.url);
     expect(await first.insertMany(records)).toBe(records.length);
     await first.close();
-    // Back to the schema of 0006, with planner statistics as a catalog of that time has them.
+    // Back to the schema of 0006, with planner statistics as a catalog of that time has them;
+    // 0008 (latest flags and coverage rows) then fills them from these records again.
     await subject.run([
+      'DROP TABLE coverage_days',
+      'ALTER TABLE files DROP COLUMN is_latest',
+      "DELETE FROM kysely_migration WHERE name = '0008-latest-flag-and-coverage-days'",
       ...(name === 'sqlite' ? ['DROP INDEX files_search', 'CREATE INDEX files_instrument_level_start ON files (instrument, data_level, start_date)'] : []),
       "DELETE FROM kysely_migration WHERE name = '0007-covering-search-index'",
       'ANALYZE files',

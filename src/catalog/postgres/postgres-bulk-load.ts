@@ -4,6 +4,7 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
+import { POSTGRES_REFRESH_ALL_SQL, postgresRefreshSql, productArrays } from '../product-refresh.js';
 import { RECORD_COLUMNS as COLUMNS } from '../record-row.js';
 
 /** Records turned into COPY text at once: few enough to die young. */
@@ -110,6 +111,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
           await copyInto(c, 'files', chunk);
           await c.query('RELEASE SAVEPOINT sdc_chunk');
           inserted += chunk.length;
+          if (!setAside) await refreshProductsOf(c, chunk);
           return;
         } catch (err) {
           if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
@@ -118,13 +120,15 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
         }
       }
       if (!staging) {
-        await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_files_load (LIKE files)`);
+        await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_files_load (LIKE files INCLUDING DEFAULTS)`);
         await c.query(`TRUNCATE ${STAGING}`);
         staging = true;
       }
       await copyInto(c, STAGING, chunk);
-      inserted += (await c.query(MOVE_STAGED)).rowCount ?? 0;
+      const moved = (await c.query(MOVE_STAGED)).rowCount ?? 0;
+      inserted += moved;
       await c.query(`TRUNCATE ${STAGING}`);
+      if (!setAside && moved > 0) await refreshProductsOf(c, chunk);
     };
     let chunk: FileRecord[] = [];
     for await (const piece of piecesOf(records, PIECE, source)) {
@@ -143,6 +147,8 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       // Memory for the index builds' sorts, for this transaction only.
       await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
       for (const definition of setAside) await c.query(definition);
+      // Latest flags and coverage rows of the whole table, once (product-refresh.ts).
+      for (const text of POSTGRES_REFRESH_ALL_SQL) await c.query(text);
     }
     await c.query('COMMIT');
     // The records are committed: what follows cannot fail the load. As after insertMany,
@@ -202,4 +208,10 @@ async function setIndexesAside(client: pg.PoolClient): Promise<string[]> {
   const quote = (id: string) => `"${id.replace(/"/g, '""')}"`;
   for (const index of rows) await client.query(`DROP INDEX ${quote(index.schema)}.${quote(index.name)}`);
   return rows.map((index) => index.definition);
+}
+
+/** The latest flags and coverage rows of the records' products, in the client's open transaction (product-refresh.ts). */
+export async function refreshProductsOf(client: pg.PoolClient, records: readonly FileRecord[]): Promise<void> {
+  const arrays = productArrays(records);
+  for (const text of postgresRefreshSql(arrays)) await client.query(text, arrays);
 }

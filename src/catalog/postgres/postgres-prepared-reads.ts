@@ -13,7 +13,7 @@ import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-op
 import { RecordPages } from '../record-pages.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
-import { analyzeAfterLoad, postgresBulkLoad } from './postgres-bulk-load.js';
+import { analyzeAfterLoad, postgresBulkLoad, refreshProductsOf } from './postgres-bulk-load.js';
 
 /**
  * A named statement: pg prepares it once on each pooled connection and then only binds and
@@ -131,6 +131,7 @@ export class PostgresCatalog extends KyselyCatalog {
           const result = await client.query(named(INSERT_UNNEST, columns));
           inserted += result.rowCount ?? 0;
         }
+        if (inserted > 0) await refreshProductsOf(client, sorted);
         await client.query('COMMIT');
       } catch (err) {
         broken = await client.query('ROLLBACK').then(() => false, () => true);

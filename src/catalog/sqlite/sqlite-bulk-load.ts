@@ -3,6 +3,7 @@ import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-prepared-reads.js';
+import { sqliteRefresher } from './sqlite-product-refresh.js';
 
 /**
  * Records held at once: a piece is sorted by path and inserted, then dropped. Small enough
@@ -50,6 +51,7 @@ export async function sqliteBulkLoad(
     db.pragma(`cache_size = -${LOAD_CACHE_KIB}`);
     rollbackJournal = options.alone === true && loadWithoutSharing(db);
     const insert = rowInserter(db);
+    const refresh = sqliteRefresher(db);
     const atStart = rowsAtMost(db);
     let given = 0;
     let inserted = 0;
@@ -61,7 +63,11 @@ export async function sqliteBulkLoad(
         piece.sort(byPath);
         given += piece.length;
         if (!setAside && outgrowsTable(given, atStart)) setAside = setIndexesAside(db);
-        inserted += insert(piece);
+        const added = insert(piece);
+        inserted += added;
+        // Latest flags and coverage rows as the load goes, while the indexes are kept; all at
+        // once at its end otherwise (product-refresh.ts).
+        if (!setAside && added > 0) refresh.products(piece);
         if (!setAside && (sinceCommit += piece.length) >= COMMIT_EVERY) {
           db.exec('COMMIT');
           db.exec('BEGIN IMMEDIATE');
@@ -69,6 +75,7 @@ export async function sqliteBulkLoad(
         }
       }
       for (const index of setAside ?? []) db.exec(index.sql);
+      if (setAside) refresh.all();
       analyzeIfStale(db);
       db.exec('COMMIT');
     } catch (err) {

@@ -7,6 +7,7 @@ import type { KyselyCatalog } from '../kysely-catalog.js';
 import { migrateToLatest } from '../migrations.js';
 import type { CatalogDatabase } from '../schema.js';
 import { analyzeIfStale, SqliteCatalog } from './sqlite-prepared-reads.js';
+import { SqliteReadPool } from './sqlite-read-pool.js';
 
 /** Page size of a newly created catalog file, in bytes. */
 export const NEW_CATALOG_PAGE_SIZE = 16_384;
@@ -57,11 +58,15 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
     reader.pragma('busy_timeout = 5000');
     reader.pragma('cache_size = -65536');
   }
+  // Threads for the reads that can take long, each with its own read-only connection (WAL);
+  // started when first needed. An in-memory database has only its one connection.
+  const pool = reader !== sqlite ? new SqliteReadPool(file) : undefined;
   const close = async () => {
+    await pool?.close();
     if (reader !== sqlite) reader.close();
     await db.destroy();
   };
-  return new SqliteCatalog(db, reader, close, SQLITE_DIALECT, sqlite);
+  return new SqliteCatalog(db, reader, close, SQLITE_DIALECT, sqlite, pool);
 }
 
 /**

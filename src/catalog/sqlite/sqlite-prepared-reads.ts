@@ -3,15 +3,17 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { CatalogDialect } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
-import { keyIdOf, keyMatches, type KeyCheck, type KeyStore } from '../key-store.js';
+import type { KeyStore } from '../key-store.js';
 import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
-import { KyselyKeyStore } from '../kysely-key-store.js';
+import { SqliteKeyStore } from './sqlite-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
 import { DEFAULT_SORT, type QueryOptions, type QueryPosition } from '../query-options.js';
 import { pageSql, whereOf } from '../filter-sql.js';
 import { RecordPages } from '../record-pages.js';
 import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { sqliteBulkLoad } from './sqlite-bulk-load.js';
+import { sqliteRefresher } from './sqlite-product-refresh.js';
+import type { SqliteReadPool } from './sqlite-read-pool.js';
 import { RECORD_COLUMNS as COLUMNS, recordOfRow as toRecord, type RecordRow as Row } from '../record-row.js';
 import type { CatalogDatabase } from '../schema.js';
 
@@ -138,6 +140,8 @@ export class SqliteCatalog extends KyselyCatalog {
     dialect: CatalogDialect,
     /** The connection Kysely writes through: bulk inserts use it directly (insertMany). */
     private readonly writer?: Database,
+    /** Threads for the reads that can take long (query pages, counts, coverage); none for an in-memory catalog. */
+    private readonly pool?: SqliteReadPool,
   ) {
     super(db, onClose, dialect);
     this.byPath = reader.prepare(`SELECT ${COLUMNS} FROM files WHERE file_path = ?`).raw();
@@ -162,6 +166,7 @@ export class SqliteCatalog extends KyselyCatalog {
     if (records.length === 0) return 0;
     const sorted = [...records].sort(byPath);
     const insert = rowInserter(writer, (source) => this.statement(source, writer));
+    const refresh = sqliteRefresher(writer, (source) => this.statement(source, writer));
     return writer.transaction(() => {
       // A load larger than what is there already: drop the secondary indexes, fill the table,
       // build them again in one pass each (far cheaper than as many random inserts), all in
@@ -169,6 +174,9 @@ export class SqliteCatalog extends KyselyCatalog {
       const indexes = outgrowsTable(sorted.length, rowsAtMost(writer)) ? setIndexesAside(writer) : [];
       const inserted = insert(sorted);
       for (const index of indexes) writer.exec(index.sql);
+      // Latest flags and coverage rows: all of them after a load that outgrew the table.
+      if (indexes.length > 0) refresh.all();
+      else if (inserted > 0) refresh.products(sorted);
       // A load that doubled the table (a seed, a reconcile of a store full of unindexed files).
       analyzeIfStale(writer);
       return inserted;
@@ -224,8 +232,14 @@ export class SqliteCatalog extends KyselyCatalog {
       const params: unknown[] = [];
       const where = whereOf(filter, params);
       const source = `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-      return Number(this.statement(source).pluck().get(...params));
+      return Number(this.pool ? await this.pool.run(source, params, 'value') : this.statement(source).pluck().get(...params));
     });
+  }
+
+  /** A statement's rows as arrays: on a reading thread when there are some, else here (in-memory catalogs). */
+  protected override async rowsOf(text: string, params: unknown[], turn = 0): Promise<unknown[][]> {
+    if (this.pool) return (await this.pool.run(text, params, 'rows', turn)) as unknown[][];
+    return this.statement(text).raw().all(...params) as unknown[][];
   }
 
   /**
@@ -235,18 +249,20 @@ export class SqliteCatalog extends KyselyCatalog {
   override query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
     const sort = options.sort ?? DEFAULT_SORT;
     const limit = options.limit ?? Infinity;
-    const statementFor = (columns: string, after: QueryPosition | undefined, size: number) => {
+    // Pages read so far: a long stream's later pages give way to other requests' first statements.
+    let turn = 0;
+    const pageOf = (columns: string, after: QueryPosition | undefined, size: number) => {
       const { text, params } = pageSql(columns, filter, sort, after, size);
-      return { statement: this.statement(text).raw(), params };
+      return this.driver('read', () => this.rowsOf(text, params, turn++));
     };
     /** Pages of whatever `read` makes of a page; `position` says where the next page starts. */
-    const walk = <T>(read: (after: QueryPosition | undefined, size: number) => T[], position: (item: T) => QueryPosition) =>
+    const walk = <T>(read: (after: QueryPosition | undefined, size: number) => Promise<T[]>, position: (item: T) => QueryPosition) =>
       async function* (): AsyncIterable<T[]> {
         let after = options.after;
         let remaining = limit;
         while (remaining > 0) {
           const size = Math.min(QUERY_PAGE_SIZE, remaining);
-          const items = read(after, size);
+          const items = await read(after, size);
           if (items.length > 0) yield items;
           if (items.length < size) return;
           remaining -= items.length;
@@ -254,18 +270,12 @@ export class SqliteCatalog extends KyselyCatalog {
         }
       };
     const records = walk(
-      (after, size) => {
-        const { statement, params } = statementFor(COLUMNS, after, size);
-        return (statement.all(...params) as Row[]).map(toRecord);
-      },
+      async (after, size) => ((await pageOf(COLUMNS, after, size)) as Row[]).map(toRecord),
       (last) => ({ key: last[sort.field], file_path: last.file_path }),
     );
     // [json, file_path, sort key]: the text to send and where the next page starts.
     const json = walk(
-      (after, size) => {
-        const { statement, params } = statementFor(`${JSON_RECORD}, file_path, ${sort.field}`, after, size);
-        return statement.all(...params) as [string, string, string][];
-      },
+      async (after, size) => (await pageOf(`${JSON_RECORD}, file_path, ${sort.field}`, after, size)) as [string, string, string][],
       (last) => ({ key: last[2], file_path: last[1] }),
     );
     return new RecordPages(records, async function* () {
@@ -287,36 +297,5 @@ export class SqliteCatalog extends KyselyCatalog {
 
   override keys(): KeyStore {
     return new SqliteKeyStore(this.db, this.reader);
-  }
-}
-
-/** Key checks with prepared statements; every check reads the database (a revoked key is refused at once). */
-class SqliteKeyStore extends KyselyKeyStore {
-  private readonly byId: Statement;
-  private readonly any: Statement;
-
-  constructor(db: Kysely<CatalogDatabase>, reader: Database) {
-    super(db);
-    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
-    this.any = reader.prepare('SELECT 1 FROM api_keys LIMIT 1').pluck();
-  }
-
-  /** At once, no promise: better-sqlite3 answers synchronously. */
-  override check(presented: string): KeyCheck {
-    const keyId = keyIdOf(presented);
-    if (keyId === undefined) return { kind: 'invalid' };
-    // [name, key_hash, revoked_at]
-    let row: [string, string, string | null] | undefined;
-    try {
-      row = this.byId.get(keyId) as typeof row;
-    } catch (err) {
-      throw backendFailure('SQLite catalog', 'key check', err);
-    }
-    if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
-    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
-  }
-
-  override async anyExist(): Promise<boolean> {
-    return this.any.get() !== undefined;
   }
 }

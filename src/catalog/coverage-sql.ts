@@ -1,0 +1,89 @@
+import type { CoverageDay } from './coverage-day.js';
+import { whereOf } from './filter-sql.js';
+import type { QueryFilter } from './query-filter.js';
+
+/*
+ * GET /coverage's groups (instrument, data level, start date) as SQL, keyset-paged. A filter
+ * that only names instruments, levels, a span of start dates and `version` (any, or latest)
+ * is answered from coverage_days, kept at ingest (product-refresh.ts): its cost is the
+ * answer's days, not the archive's files. Any other filter groups the matching files.
+ * `?` placeholders, as filter-sql.ts.
+ */
+
+/** Where a page of days starts: just after this (instrument, data_level, start_date). */
+export type CoverageAfter = readonly [string, string, string];
+
+/** Whether coverage_days answers this filter. */
+export function fromDayRows(filter: QueryFilter): boolean {
+  const dates = filter.start_date !== undefined || filter.end_date !== undefined;
+  return (
+    filter.file_path === undefined &&
+    filter.descriptor === undefined &&
+    filter.extension === undefined &&
+    filter.ingestion_start === undefined &&
+    filter.ingestion_end === undefined &&
+    (filter.version === undefined || filter.version === '*' || filter.version === 'latest') &&
+    !(filter.overlap && dates)
+  );
+}
+
+/** One page of days after `after`, columns instrument, data_level, start_date, end_date, files, size. */
+export function coveragePageSql(filter: QueryFilter, after: CoverageAfter | undefined, size: number): { text: string; params: unknown[] } {
+  const params: unknown[] = [];
+  let text: string;
+  let groupBy = '';
+  let where: string[];
+  const position = (table: string) => {
+    if (!after) return;
+    where.push(`(${table}.instrument, ${table}.data_level, ${table}.start_date) > (?, ?, ?)`);
+    params.push(...after);
+  };
+  if (fromDayRows(filter)) {
+    const latest = filter.version === 'latest';
+    where = [];
+    const eq = (column: string, value: string | undefined, op = '=') => {
+      if (value === undefined) return;
+      where.push(`coverage_days.${column} ${op} ?`);
+      params.push(value);
+    };
+    eq('instrument', filter.instrument);
+    eq('data_level', filter.data_level);
+    eq('start_date', filter.start_date, '>=');
+    eq('start_date', filter.end_date, '<=');
+    if (latest) where.push('coverage_days.latest_files > 0');
+    position('coverage_days');
+    const columns = latest ? 'latest_end_date, latest_files, latest_size' : 'end_date, files, size';
+    text = `SELECT instrument, data_level, start_date, ${columns} FROM coverage_days`;
+  } else {
+    where = whereOf(filter, params);
+    position('files');
+    text = 'SELECT files.instrument, files.data_level, files.start_date, max(files.end_date), count(*), sum(files.size) FROM files';
+    groupBy = ' GROUP BY files.instrument, files.data_level, files.start_date';
+  }
+  if (where.length) text += ` WHERE ${where.join(' AND ')}`;
+  params.push(size);
+  return { text: `${text}${groupBy} ORDER BY 1, 2, 3 LIMIT ?`, params };
+}
+
+/**
+ * Coverage days in (instrument, data_level, start_date) order, `pageSize` a round trip;
+ * `read` runs a statement and answers its rows as arrays in the selected columns' order.
+ */
+export async function* coverageDays(
+  read: (text: string, params: unknown[]) => Promise<unknown[][]>,
+  filter: QueryFilter,
+  pageSize: number,
+): AsyncIterable<CoverageDay> {
+  let after: CoverageAfter | undefined;
+  for (;;) {
+    const { text, params } = coveragePageSql(filter, after, pageSize);
+    const rows = await read(text, params);
+    for (const r of rows) {
+      // COUNT and SUM come back as strings from PostgreSQL (bigint/numeric).
+      yield { instrument: String(r[0]), data_level: String(r[1]), start_date: String(r[2]), end_date: String(r[3]), files: Number(r[4]), size: Number(r[5]) };
+    }
+    if (rows.length < pageSize) return;
+    const last = rows[rows.length - 1]!;
+    after = [String(last[0]), String(last[1]), String(last[2])];
+  }
+}

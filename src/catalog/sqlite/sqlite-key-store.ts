@@ -1,0 +1,37 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import { backendFailure } from '../../errors/index.js';
+import { keyIdOf, keyMatches, type KeyCheck } from '../key-store.js';
+import { KyselyKeyStore } from '../kysely-key-store.js';
+import type { CatalogDatabase } from '../schema.js';
+
+/** Key checks with prepared statements; every check reads the database (a revoked key is refused at once). */
+export class SqliteKeyStore extends KyselyKeyStore {
+  private readonly byId: Statement;
+  private readonly any: Statement;
+
+  constructor(db: Kysely<CatalogDatabase>, reader: Database) {
+    super(db);
+    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
+    this.any = reader.prepare('SELECT 1 FROM api_keys LIMIT 1').pluck();
+  }
+
+  /** At once, no promise: better-sqlite3 answers synchronously. */
+  override check(presented: string): KeyCheck {
+    const keyId = keyIdOf(presented);
+    if (keyId === undefined) return { kind: 'invalid' };
+    // [name, key_hash, revoked_at]
+    let row: [string, string, string | null] | undefined;
+    try {
+      row = this.byId.get(keyId) as typeof row;
+    } catch (err) {
+      throw backendFailure('SQLite catalog', 'key check', err);
+    }
+    if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
+    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
+  }
+
+  override async anyExist(): Promise<boolean> {
+    return this.any.get() !== undefined;
+  }
+}
