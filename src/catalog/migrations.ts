@@ -107,6 +107,29 @@ function migrations(dialect: CatalogDialect): Record<string, Migration> {
         await db.schema.dropIndex('files_instrument_level_start').execute();
       },
     },
+    // Key rotation (`sdc keys rotate`, docs/trust.md): a name may have several keys, one per
+    // generation, each with its own row; (name, generation) stays unique, so racing creates of
+    // one name (generation 1) or racing rotations still let exactly one win. A key whose
+    // revoked_at lies ahead is live until then (the overlap of a rotation). The table is made
+    // again because SQLite cannot drop the unique constraint on name in place.
+    '0008-api-key-generations': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('api_keys_0008')
+          .addColumn('key_id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('generation', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('key_hash', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text')
+          .addUniqueConstraint('api_keys_name_generation', ['name', 'generation'])
+          .execute();
+        await sql`insert into api_keys_0008 (key_id, name, generation, key_hash, created_at, revoked_at)
+                  select key_id, name, 1, key_hash, created_at, revoked_at from api_keys`.execute(db);
+        await db.schema.dropTable('api_keys').execute();
+        await db.schema.alterTable('api_keys_0008').renameTo('api_keys').execute();
+      },
+    },
   };
 }
 

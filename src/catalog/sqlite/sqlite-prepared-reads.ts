@@ -3,7 +3,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { CatalogDialect } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
-import { keyIdOf, keyMatches, type KeyCheck, type KeyStore } from '../key-store.js';
+import { keyIdOf, keyMatches, verdictOf, type KeyCheck, type KeyStore } from '../key-store.js';
 import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
 import { KyselyKeyStore } from '../kysely-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
@@ -313,7 +313,7 @@ class SqliteKeyStore extends KyselyKeyStore {
       throw backendFailure('SQLite catalog', 'key check', err);
     }
     if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
-    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
+    return verdictOf(row[0], row[2]);
   }
 
   override async anyExist(): Promise<boolean> {
