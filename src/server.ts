@@ -5,7 +5,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { reconcile, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
-import { LocalObjectStore, loadSigningSecret, openStore, UrlSigner } from './store/index.js';
+import { LocalObjectStore, loadSigningSecret, previousSigningSecret, openStore, UrlSigner } from './store/index.js';
 
 export interface RunningServer {
   /** Where it listens, e.g. http://127.0.0.1:8080. */
@@ -20,7 +20,7 @@ export interface RunningServer {
  * may have left (temporary files, unindexed objects), and listens.
  */
 export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
+  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
   let listeningUrl = `http://${config.host}:${config.port}`;
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize });
   const ctx = await serviceContextFromConfig(config, store, log);
@@ -41,6 +41,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     corsOrigin: config.corsOrigin,
     trust: { ...config, keys: catalog.keys() },
     eventsToken: config.eventsToken,
+    ...(config.eventsTokenPrevious === undefined ? {} : { eventsTokenPrevious: config.eventsTokenPrevious }),
   });
   try {
     await app.listen({ port: config.port, host: config.host });

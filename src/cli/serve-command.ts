@@ -60,6 +60,7 @@ export function registerServeCommand(program: Command): void {
     .option('--idle-timeout <seconds>', 'longest a connection may stay silent [SDC_IDLE_TIMEOUT, 30]')
     .option('--rate-limit <n>', 'requests per minute per API key or address, 0 = off [SDC_RATE_LIMIT, 1200]')
     .option('--shutdown-grace <seconds>', 'how long SIGTERM waits for in-flight requests [SDC_SHUTDOWN_GRACE, 30]')
+    .option('--trusted-proxies <list>', 'addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed [SDC_TRUSTED_PROXIES, none]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);
       await checkPort(config);

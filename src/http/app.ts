@@ -38,6 +38,8 @@ export interface AppOptions {
   readonly trust?: TrustSettings;
   /** Shared secret of POST /events/s3 (SDC_EVENTS_TOKEN); unset = disabled. */
   readonly eventsToken?: string;
+  /** The token before a rotation, accepted too (SDC_EVENTS_TOKEN_PREVIOUS). */
+  readonly eventsTokenPrevious?: string;
   /** What serves GET /events: the live feed, unless a carrier that cannot stream (Lambda) says otherwise. */
   readonly feed?: typeof feedRoute;
 }
@@ -69,7 +71,7 @@ function clientGone(request: { raw: { destroyed: boolean; complete: boolean; soc
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, eventsTokenPrevious, feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -121,7 +123,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
   await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
-  await app.register(s3EventsRoute(ctx, eventsToken));
+  await app.register(s3EventsRoute(ctx, eventsToken, eventsTokenPrevious));
   if (signedAddresses) await app.register(storeRoutes(ctx, signedAddresses.store, signedAddresses.signer));
   unmatched.answer();
   return app;
