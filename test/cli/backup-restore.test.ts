@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 import { runCli } from '../helpers/run-cli.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** pg_dump and pg_restore, which sdc backup / restore run on PostgreSQL (.ci/run installs them). */
+const HAVE_PG_TOOLS = spawnSync('pg_dump', ['--version']).status === 0 && spawnSync('pg_restore', ['--version']).status === 0;
 
 /** The stored path of the n-th upload of this test: one day each, from 2024-01-01. */
 function pathOf(n: number): { path: string; bytes: string } {
@@ -119,7 +123,8 @@ describe('sdc backup and sdc restore (docs/deploy.md, Backups and restores)', { 
     expect(missing.stderr).toContain('there is no catalog at');
   });
 
-  describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'on PostgreSQL' : NO_DATABASE, () => {
+  const pgSkip = !TEST_DATABASE_URL ? NO_DATABASE : 'pg_dump / pg_restore are not installed (apt-get install postgresql-client): skipped';
+  describe.skipIf(!TEST_DATABASE_URL || !HAVE_PG_TOOLS)(TEST_DATABASE_URL && HAVE_PG_TOOLS ? 'on PostgreSQL' : pgSkip, () => {
     it('prints the exact pg_dump / pg_restore commands, or runs them: records and keys come back after the schema is dropped', async () => {
       const schema = testSchema();
       try {
