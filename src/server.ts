@@ -26,6 +26,13 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const ctx = await serviceContextFromConfig(config, store, log);
   const { catalog } = ctx;
 
+  // The store answers before anything else is done: a missing bucket is said by name, with how to create it.
+  try {
+    await store.ping();
+  } catch (err) {
+    await catalog.close();
+    throw err;
+  }
   const left = await store.recover?.();
   if (left?.temporaryFiles) log.warn({ removed: left.temporaryFiles }, 'removed temporary files left by an interrupted upload');
   if (left?.expiredUploads) log.warn({ expired: left.expiredUploads }, 'removed uploads in parts left open past their lifetime');

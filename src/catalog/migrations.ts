@@ -134,11 +134,12 @@ function migrations(dialect: CatalogDialect): Record<string, Migration> {
 }
 
 /**
- * Brings the schema up to date; safe to run at every start. `schema` names where
+ * Brings the schema up to date; safe to run at every start; answers the names of the
+ * migrations it applied (`sdc migrate` prints them). `schema` names where
  * PostgreSQL keeps the migrator's own tables: Kysely looks for them in every schema
  * unless told, and would take another deployment's for its own.
  */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<void> {
+export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
   const { error, results } = await new Migrator({ db, provider, migrationTableSchema: schema }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -154,4 +155,6 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDiale
       cause: error,
     });
   }
+  // The migrations this call applied, in order (none when the schema was up to date).
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

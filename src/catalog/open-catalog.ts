@@ -12,7 +12,7 @@ export async function openCatalog(url: string, options: PostgresCatalogOptions =
   if (url.startsWith('sqlite:')) {
     // `sqlite::memory:` is SQLite's in-memory database (as catalogExists says), not a file of that name.
     const file = url.slice('sqlite:'.length);
-    return openSqliteCatalog(file === ':memory:' ? file : resolve(file));
+    return openSqliteCatalog(file === ':memory:' ? file : resolve(file), options.onMigrated);
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgresCatalog(url, options);
   throw new Error(

@@ -13,6 +13,7 @@ import { digestOf } from '../../wire/content-digest.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor, uploaderFrom, uploaderMetadata } from './s3-staging.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
+import { isMissingBucket, MissingBucketError } from './missing-bucket.js';
 import type { S3Location } from './s3-url.js';
 
 /**
@@ -79,6 +80,7 @@ export class S3ObjectStore implements ObjectStore {
     const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket });
     for (;;) {
       const page = await pages.next().catch((err: unknown) => {
+        if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
         throw backendFailure('S3 store', 'list', err);
       });
       if (page.done) return;
@@ -101,7 +103,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async ping(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+    } catch (err) {
+      if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
+      throw err;
+    }
   }
 
   close(): void {
