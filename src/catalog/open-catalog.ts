@@ -56,3 +56,8 @@ export async function catalogExists(url: string): Promise<boolean> {
 export function describeCatalogUrl(url: string): string {
   return redactPassword(url);
 }
+
+// What the operator commands (src/cli) use of the adapters, through this one door:
+// `sdc backup` / `sdc restore` of an SQLite file, and the PostgreSQL URL pg_dump is given.
+export { backupSqliteCatalog, restoreSqliteCatalog, type CatalogCounts } from './sqlite/sqlite-backup.js';
+export { parsePostgresUrl } from './postgres/postgres-url.js';

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { describeCatalogUrl } from '../catalog/open-catalog.js';
-import { backupSqliteCatalog, restoreSqliteCatalog, type CatalogCounts } from '../catalog/sqlite/sqlite-backup.js';
+import { backupSqliteCatalog, describeCatalogUrl, restoreSqliteCatalog, type CatalogCounts } from '../catalog/open-catalog.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { checkOperatorTarget } from './operator-target.js';
 import { pgDumpInvocation, pgProgramAvailable, pgRestoreInvocation, runPgProgram, shellLine, type PgInvocation } from './pg-tools.js';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { parsePostgresUrl } from '../catalog/postgres/postgres-url.js';
+import { parsePostgresUrl } from '../catalog/open-catalog.js';
 
 /** A PostgreSQL client program to run: its arguments, and the password it reads from the environment. */
 export interface PgInvocation {
