@@ -33,7 +33,9 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
   try {
     await createSchema(db, schema);
-    options.onMigrated?.(await migrateRetryingOthersDrops(db as Kysely<unknown>, schema));
+    // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
+    const applied = await migrateRetryingOthersDrops(db as Kysely<unknown>, schema);
+    options.onMigrated?.(applied);
   } catch (err) {
     await db.destroy();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });

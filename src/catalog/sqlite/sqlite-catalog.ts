@@ -31,7 +31,9 @@ export async function openSqliteCatalog(file: string, onMigrated?: (applied: rea
   sqlite.pragma('cache_size = -65536');
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   try {
-    onMigrated?.(await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT));
+    // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
+    const applied = await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+    onMigrated?.(applied);
   } catch (err) {
     // A refused catalog (say, one a newer build migrated) leaves no handle open behind it.
     await db.destroy();
