@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /**
@@ -16,6 +17,8 @@ export interface ServerConfig {
   readonly uploadTtl: number;
   readonly downloadTtl: number;
   readonly signingSecret: string | undefined;
+  /** The secret before the last rotation: addresses it signed verify until they expire (docs/deploy.md, Rotation). */
+  readonly signingSecretPrevious: string | undefined;
   readonly missionConfig: string | undefined;
   readonly logLevel: string;
   /** Origins allowed by CORS: `*` (the default) or a list of exact origins. */
@@ -42,6 +45,13 @@ export interface ServerConfig {
   readonly eventsToken: string | undefined;
   /** Seconds between sweeps for uploads whose notification never came (0 = only at start); see service/ingest-sweep.ts. */
   readonly sweepInterval: number;
+  /** A second token `POST /events/s3` accepts while the store's notification is switched to the new one. */
+  readonly eventsTokenPrevious: string | undefined;
+  /**
+   * Addresses and CIDRs of the reverse proxies whose X-Forwarded-For / Forwarded are believed
+   * (src/http/client-address.ts); none by default, so a client cannot choose its own address.
+   */
+  readonly trustedProxies: readonly string[];
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -55,6 +65,7 @@ export const SERVER_SETTINGS = {
   uploadTtl: 'SDC_UPLOAD_TTL',
   downloadTtl: 'SDC_DOWNLOAD_TTL',
   signingSecret: 'SDC_SIGNING_SECRET',
+  signingSecretPrevious: 'SDC_SIGNING_SECRET_PREVIOUS',
   missionConfig: 'SDC_MISSION_CONFIG',
   logLevel: 'SDC_LOG_LEVEL',
   corsOrigin: 'SDC_CORS_ORIGIN',
@@ -67,6 +78,8 @@ export const SERVER_SETTINGS = {
   shutdownGrace: 'SDC_SHUTDOWN_GRACE',
   eventsToken: 'SDC_EVENTS_TOKEN',
   sweepInterval: 'SDC_SWEEP_INTERVAL',
+  eventsTokenPrevious: 'SDC_EVENTS_TOKEN_PREVIOUS',
+  trustedProxies: 'SDC_TRUSTED_PROXIES',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -106,6 +119,11 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+(\/.*)?$/.test(publicUrl)) {
     throw new ConfigError(`SDC_PUBLIC_URL must be an http(s) address such as https://data.example.org, got ${JSON.stringify(publicUrl)}`);
   }
+  const eventsToken = get('eventsToken');
+  const eventsTokenPrevious = get('eventsTokenPrevious');
+  if (eventsTokenPrevious !== undefined && eventsToken === undefined) {
+    throw new ConfigError('SDC_EVENTS_TOKEN_PREVIOUS is set without SDC_EVENTS_TOKEN: set the new token there and keep the old one in _PREVIOUS while you switch');
+  }
   const logLevel = get('logLevel') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`SDC_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -122,6 +140,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     uploadTtl: integer('uploadTtl', 3600, 1, 7 * 24 * 3600),
     downloadTtl: integer('downloadTtl', 86400, 1, 7 * 24 * 3600),
     signingSecret: get('signingSecret'),
+    signingSecretPrevious: get('signingSecretPrevious'),
     missionConfig: get('missionConfig'),
     logLevel,
     corsOrigin: parseCorsOrigin(get('corsOrigin')),
@@ -133,8 +152,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     idleTimeout: integer('idleTimeout', 30, 1, 3600),
     rateLimit: integer('rateLimit', 1200, 0, 1_000_000),
     shutdownGrace: integer('shutdownGrace', 30, 0, 3600),
-    eventsToken: get('eventsToken'),
     sweepInterval: integer('sweepInterval', 5, 0, 3600),
+    eventsToken,
+    eventsTokenPrevious,
+    trustedProxies: parseTrustedProxies(get('trustedProxies')),
   });
 }
 
@@ -150,4 +171,21 @@ function parseCorsOrigin(raw: string | undefined): '*' | readonly string[] {
     }
   }
   return Object.freeze(origins);
+}
+
+/** Comma-separated IPv4/IPv6 addresses or CIDRs, e.g. `127.0.0.1,10.0.0.0/8,::1`. */
+function parseTrustedProxies(raw: string | undefined): readonly string[] {
+  if (raw === undefined) return Object.freeze([]);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(
+        `SDC_TRUSTED_PROXIES must be comma-separated IP addresses or CIDRs of your reverse proxies, such as 127.0.0.1,10.0.0.0/8, got ${JSON.stringify(entry)}`,
+      );
+    }
+  }
+  return Object.freeze(entries);
 }

@@ -1,9 +1,9 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { redactUrl } from './redact-url.js';
 
-/** A request as the log shows it: method and URL with any signature masked; no headers. */
-function serializeRequest(req: { method: string; url: string; id?: string }) {
-  return { method: req.method, url: redactUrl(req.url) };
+/** A request as the log shows it: method and URL with any signature masked, the client's address; no headers. */
+function serializeRequest(req: { method: string; url: string; remoteAddress?: string }) {
+  return { method: req.method, url: redactUrl(req.url), ...(req.remoteAddress === undefined ? {} : { remoteAddress: req.remoteAddress }) };
 }
 
 let stdout: DestinationStream | undefined;

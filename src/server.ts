@@ -5,7 +5,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { startIngestSweeper, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
-import { LocalObjectStore, loadSigningSecret, openStore, UrlSigner } from './store/index.js';
+import { LocalObjectStore, loadSigningSecret, MissingBucketError, previousSigningSecret, openStore, UrlSigner } from './store/index.js';
 
 export interface RunningServer {
   /** Where it listens, e.g. http://127.0.0.1:8080. */
@@ -21,12 +21,24 @@ export interface RunningServer {
  * a lost notification left unindexed.
  */
 export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
+  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
   let listeningUrl = `http://${config.host}:${config.port}`;
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize });
   const ctx = await serviceContextFromConfig(config, store, log);
   const { catalog } = ctx;
 
+  // The store answers before anything else is done: a missing bucket is said by name, with how
+  // to create it. A store that cannot be reached at all is an outage, not a mistake: the instance
+  // starts anyway and answers queries (docs/reliability.md, faults), and uploads get 503 until it is back.
+  try {
+    await store.ping();
+  } catch (err) {
+    if (err instanceof MissingBucketError) {
+      await catalog.close();
+      throw err;
+    }
+    log.warn({ err }, 'the object store did not answer at start; serving what does not need it');
+  }
   const left = await store.recover?.();
   if (left?.temporaryFiles) log.warn({ removed: left.temporaryFiles }, 'removed temporary files left by an interrupted upload');
   if (left?.expiredUploads) log.warn({ expired: left.expiredUploads }, 'removed uploads in parts left open past their lifetime');
@@ -39,6 +51,8 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     corsOrigin: config.corsOrigin,
     trust: { ...config, keys: catalog.keys() },
     eventsToken: config.eventsToken,
+    trustedProxies: config.trustedProxies,
+    ...(config.eventsTokenPrevious === undefined ? {} : { eventsTokenPrevious: config.eventsTokenPrevious }),
   });
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -6,8 +6,14 @@ export interface ApiKeyInfo {
   /** Public part of the key (`sdc_<key id>_...`): finds its row, safe to show. */
   readonly keyId: string;
   readonly createdAt: string;
+  /** When it stopped working, or (during a rotation's overlap) will. */
   readonly revokedAt?: string;
 }
+
+/** What `rotate` did: the new key of the name, and until when the old one still works. */
+export type RotateResult =
+  | { readonly kind: 'rotated'; readonly key: string; readonly info: ApiKeyInfo; readonly oldUntil: string }
+  | { readonly kind: 'unknown' | 'revoked' };
 
 export type KeyCheck =
   | { readonly kind: 'valid'; readonly name: string }
@@ -22,7 +28,13 @@ export interface KeyStore {
   /** A new key named `name`; the only time its text is ever returned. */
   create(name: string): Promise<{ readonly key: string; readonly info: ApiKeyInfo }>;
   list(): Promise<ApiKeyInfo[]>;
+  /** Revokes every key of the name at once, including one still in a rotation's overlap. */
   revoke(name: string): Promise<'revoked' | 'already_revoked' | 'unknown'>;
+  /**
+   * A new key for the same name (uploads keep their uploader name); the name's live keys keep
+   * working for `overlapSeconds` more, then are revoked. A name with no live key is not rotated.
+   */
+  rotate(name: string, overlapSeconds: number): Promise<RotateResult>;
   /** The verdict on a presented key, read from the catalog each time; answered at once by backends that can (SQLite). */
   check(presented: string): KeyCheck | Promise<KeyCheck>;
   /** True once any key was ever created (revoked ones count: revoking the last key must not open uploads). */
@@ -47,6 +59,14 @@ export function keyNameProblem(name: string): string | undefined {
 export function generateKey(): { readonly key: string; readonly keyId: string } {
   const keyId = randomBytes(8).toString('hex');
   return { key: `sdc_${keyId}_${randomBytes(32).toString('base64url')}`, keyId };
+}
+
+/**
+ * The verdict on a genuine key's row: revoked once its revocation time has come (a rotation
+ * sets it ahead, docs/trust.md). ISO-8601 UTC times compare as strings.
+ */
+export function verdictOf(name: string, revokedAt: string | null, now = new Date().toISOString()): KeyCheck {
+  return revokedAt !== null && revokedAt <= now ? { kind: 'revoked', name, revokedAt } : { kind: 'valid', name };
 }
 
 /** The key id of a well-formed key, else undefined. */

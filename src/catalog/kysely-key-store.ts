@@ -7,8 +7,10 @@ import {
   KeyNameError,
   keyNameProblem,
   type ApiKeyInfo,
+  verdictOf,
   type KeyCheck,
   type KeyStore,
+  type RotateResult,
 } from './key-store.js';
 import type { ApiKeysTable, CatalogDatabase } from './schema.js';
 
@@ -22,11 +24,11 @@ export class KyselyKeyStore implements KeyStore {
     const taken = () => new KeyNameError(`A key named ${name} already exists (names are never reused, even after revoke). Choose another name.`);
     if (await this.nameExists(name)) throw taken();
     const { key, keyId } = generateKey();
-    const row = { key_id: keyId, name, key_hash: hashKey(key), created_at: new Date().toISOString(), revoked_at: null };
+    const row = { key_id: keyId, name, generation: 1, key_hash: hashKey(key), created_at: new Date().toISOString(), revoked_at: null };
     try {
       await this.db.insertInto('api_keys').values(row).execute();
     } catch (error) {
-      // Two creates of one name raced past the check: the unique name constraint refused the
+      // Two creates of one name raced past the check: the unique (name, generation) constraint refused the
       // second. Say so in the same words, whatever the driver's error looks like.
       if (await this.nameExists(name)) throw taken();
       throw error;
@@ -39,16 +41,51 @@ export class KyselyKeyStore implements KeyStore {
   }
 
   async list(): Promise<ApiKeyInfo[]> {
-    const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('name').execute();
+    const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('name').orderBy('generation').execute();
     return rows.map(toInfo);
   }
 
   async revoke(name: string): Promise<'revoked' | 'already_revoked' | 'unknown'> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('name', '=', name).executeTakeFirst();
-    if (!row) return 'unknown';
-    if (row.revoked_at) return 'already_revoked';
-    await this.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('name', '=', name).execute();
-    return 'revoked';
+    if (!(await this.nameExists(name))) return 'unknown';
+    const now = new Date().toISOString();
+    // Every key of the name that still works, or would during a rotation's overlap, stops now.
+    const { numUpdatedRows } = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('name', '=', name)
+      .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', now)]))
+      .executeTakeFirst();
+    return numUpdatedRows > 0n ? 'revoked' : 'already_revoked';
+  }
+
+  async rotate(name: string, overlapSeconds: number): Promise<RotateResult> {
+    const now = new Date();
+    const rows = await this.db.selectFrom('api_keys').select(['generation', 'revoked_at']).where('name', '=', name).execute();
+    if (rows.length === 0) return { kind: 'unknown' };
+    if (!rows.some((r) => r.revoked_at === null || r.revoked_at > now.toISOString())) return { kind: 'revoked' };
+    const { key, keyId } = generateKey();
+    const oldUntil = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
+    const row = {
+      key_id: keyId,
+      name,
+      generation: Math.max(...rows.map((r) => Number(r.generation))) + 1,
+      key_hash: hashKey(key),
+      created_at: now.toISOString(),
+      revoked_at: null,
+    };
+    // One transaction: the new key exists exactly when the old ones have their end. A rotation
+    // racing this one takes the same generation and is refused by (name, generation).
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('api_keys').values(row).execute();
+      await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: oldUntil })
+        .where('name', '=', name)
+        .where('key_id', '!=', keyId)
+        .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', oldUntil)]))
+        .execute();
+    });
+    return { kind: 'rotated', key, info: toInfo(row), oldUntil };
   }
 
   /** Widened to the port's value-or-promise: adapters whose driver answers at once (SQLite) return the verdict itself. */
@@ -61,7 +98,7 @@ export class KyselyKeyStore implements KeyStore {
     if (keyId === undefined) return { kind: 'invalid' };
     const row = await this.db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
     if (!row || !keyMatches(presented, row.key_hash)) return { kind: 'invalid' };
-    return row.revoked_at ? { kind: 'revoked', name: row.name, revokedAt: row.revoked_at } : { kind: 'valid', name: row.name };
+    return verdictOf(row.name, row.revoked_at);
   }
 
   async anyExist(): Promise<boolean> {

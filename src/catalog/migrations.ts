@@ -130,15 +130,39 @@ function migrations(dialect: CatalogDialect): Record<string, Migration> {
         for (const statement of REFRESH_ALL_SQL) await sql.raw(statement).execute(db);
       },
     },
+    // Key rotation (`sdc keys rotate`, docs/trust.md): a name may have several keys, one per
+    // generation, each with its own row; (name, generation) stays unique, so racing creates of
+    // one name (generation 1) or racing rotations still let exactly one win. A key whose
+    // revoked_at lies ahead is live until then (the overlap of a rotation). The table is made
+    // again because SQLite cannot drop the unique constraint on name in place.
+    '0009-api-key-generations': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('api_keys_0009')
+          .addColumn('key_id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('generation', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('key_hash', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text')
+          .addUniqueConstraint('api_keys_name_generation', ['name', 'generation'])
+          .execute();
+        await sql`insert into api_keys_0009 (key_id, name, generation, key_hash, created_at, revoked_at)
+                  select key_id, name, 1, key_hash, created_at, revoked_at from api_keys`.execute(db);
+        await db.schema.dropTable('api_keys').execute();
+        await db.schema.alterTable('api_keys_0009').renameTo('api_keys').execute();
+      },
+    },
   };
 }
 
 /**
- * Brings the schema up to date; safe to run at every start. `schema` names where
+ * Brings the schema up to date; safe to run at every start; answers the names of the
+ * migrations it applied (`sdc migrate` prints them). `schema` names where
  * PostgreSQL keeps the migrator's own tables: Kysely looks for them in every schema
  * unless told, and would take another deployment's for its own.
  */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<void> {
+export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
   const { error, results } = await new Migrator({ db, provider, migrationTableSchema: schema }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -154,4 +178,6 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDiale
       cause: error,
     });
   }
+  // The migrations this call applied, in order (none when the schema was up to date).
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -12,7 +12,7 @@ export async function openCatalog(url: string, options: PostgresCatalogOptions =
   if (url.startsWith('sqlite:')) {
     // `sqlite::memory:` is SQLite's in-memory database (as catalogExists says), not a file of that name.
     const file = url.slice('sqlite:'.length);
-    return openSqliteCatalog(file === ':memory:' ? file : resolve(file));
+    return openSqliteCatalog(file === ':memory:' ? file : resolve(file), options.onMigrated);
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgresCatalog(url, options);
   throw new Error(
@@ -56,3 +56,8 @@ export async function catalogExists(url: string): Promise<boolean> {
 export function describeCatalogUrl(url: string): string {
   return redactPassword(url);
 }
+
+// What the operator commands (src/cli) use of the adapters, through this one door:
+// `sdc backup` / `sdc restore` of an SQLite file, and the PostgreSQL URL pg_dump is given.
+export { backupSqliteCatalog, restoreSqliteCatalog, type CatalogCounts } from './sqlite/sqlite-backup.js';
+export { parsePostgresUrl } from './postgres/postgres-url.js';

@@ -24,9 +24,12 @@ export interface ApiKeysTable {
   /** Public part of the key, used to find its row. */
   key_id: string;
   name: string;
+  /** 1 for the name's first key, one more for each rotation (migration 0009). */
+  generation: number;
   /** Hex SHA-256 of the whole key. */
   key_hash: string;
   created_at: string;
+  /** When the key stops working; ahead of now during a rotation's overlap. */
   revoked_at: string | null;
 }
 

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import type { ServiceContext } from '../service/index.js';
 import { serviceContextFromConfig } from '../service-context-from-config.js';
-import { loadSigningSecret, openStore, UrlSigner } from '../store/index.js';
+import { loadSigningSecret, previousSigningSecret, openStore, UrlSigner } from '../store/index.js';
 import { checkOperatorTarget } from './operator-target.js';
 
 /** The backend flags shared by the operator commands (`sdc reconcile`, `sdc migrate`). */
@@ -22,7 +22,9 @@ export async function openBackendContext(name: string, flags: ServerSettings & {
   const config = loadServerConfig(process.env, flags);
   await checkOperatorTarget(name, config, { create: flags.create, withStore: true });
   const log = pino({ level: 'warn' }, pino.destination(2));
-  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home));
+  const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? `http://${config.host}:${config.port}` });
+  // A missing bucket is said by name, with how to create it, before the job begins.
+  await store.ping();
   return serviceContextFromConfig(config, store, log);
 }

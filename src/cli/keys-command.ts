@@ -55,13 +55,43 @@ export function registerKeysCommand(program: Command): void {
         console.error('No keys: uploads are open to anyone on the embedded backends (local store + SQLite) unless SDC_REQUIRE_KEYS=true; on S3 or PostgreSQL they are closed unless SDC_REQUIRE_KEYS=false.');
         return;
       }
-      const rows = [['NAME', 'KEY ID', 'CREATED', 'REVOKED'], ...list.map((k) => [k.name, k.keyId, k.createdAt, k.revokedAt ?? '-'])];
+      const now = new Date().toISOString();
+      // A revocation time ahead is a rotation's overlap: the key works until then.
+      const revoked = (at: string | undefined) => (at === undefined ? '-' : at > now ? `${at} (overlap)` : at);
+      const rows = [['NAME', 'KEY ID', 'CREATED', 'REVOKED'], ...list.map((k) => [k.name, k.keyId, k.createdAt, revoked(k.revokedAt)])];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
       for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
     });
 
+  where(keys.command('rotate <name>'))
+    .description('give <name> a new key (uploads keep their uploader name); its old key keeps working for the overlap, then is revoked')
+    .option('--overlap <duration>', 'how long the old key keeps working: seconds, or a number with s, m, h or d', '24h')
+    .action(async (name: string, flags: KeysFlags & { overlap: string }) => {
+      const overlap = parseDuration(flags.overlap);
+      if (overlap === undefined) {
+        console.error(`sdc keys: --overlap expects a duration such as 3600, 90m, 24h or 7d (at most 365d), got ${JSON.stringify(flags.overlap)}`);
+        process.exitCode = 2;
+        return;
+      }
+      const result = await withKeys(flags, (k) => k.rotate(name, overlap));
+      if (result.kind === 'rotated') {
+        console.log(result.key);
+        console.error(
+          `New key for "${name}" (key id ${result.info.keyId}). This is the only time it is shown: store it now. ` +
+            `The old key works until ${result.oldUntil}; "sdc keys revoke ${name}" ends both at once.`,
+        );
+      } else {
+        console.error(
+          result.kind === 'unknown'
+            ? `sdc keys: no key named "${name}". "sdc keys list" shows the names.`
+            : `sdc keys: every key of "${name}" is revoked; a revoked name is not given a new key (create one under another name).`,
+        );
+        process.exitCode = 2;
+      }
+    });
+
   where(keys.command('revoke <name>'))
-    .description('revoke the key named <name>: it is refused (403) from now on')
+    .description('revoke the key named <name> (all its keys, after a rotation too): refused (403) from now on')
     .action(async (name: string, flags: KeysFlags) => {
       const result = await withKeys(flags, (k) => k.revoke(name));
       if (result === 'unknown') {
@@ -69,4 +99,14 @@ export function registerKeysCommand(program: Command): void {
         process.exitCode = 2;
       } else console.error(result === 'revoked' ? `Revoked key "${name}".` : `Key "${name}" was already revoked.`);
     });
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** `3600`, `90m`, `24h`, `7d` as seconds; undefined when not one of those or over a year. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
+  if (!match) return undefined;
+  const seconds = Number(match[1]) * UNIT_SECONDS[match[2] || 's']!;
+  return seconds <= 365 * 86400 ? seconds : undefined;
 }

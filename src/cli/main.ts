@@ -6,6 +6,7 @@ import { registerKeysCommand } from './keys-command.js';
 import { registerMigrateCommand } from './migrate-command.js';
 import { registerReconcileCommand } from './reconcile-command.js';
 import { registerServeCommand } from './serve-command.js';
+import { registerBackupCommands } from './backup-command.js';
 import { NoCatalogError } from './operator-target.js';
 import { PortUnavailableError } from './serve-command.js';
 import { registerClientCommands } from '../client/cli/register-client-commands.js';
@@ -29,6 +30,7 @@ registerSeedCommand(program);
 registerKeysCommand(program);
 registerReconcileCommand(program);
 registerMigrateCommand(program);
+registerBackupCommands(program);
 
 try {
   await program.parseAsync(process.argv);

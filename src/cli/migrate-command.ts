@@ -14,8 +14,11 @@ export function registerMigrateCommand(program: Command): void {
     .action(async (flags: ServerSettings & { create?: boolean }) => {
       const config = loadServerConfig(process.env, flags);
       await checkOperatorTarget('migrate', config, { create: flags.create });
-      const catalog = await openCatalog(config.catalog);
+      let applied: readonly string[] = [];
+      const catalog = await openCatalog(config.catalog, { onMigrated: (names) => (applied = names) });
       await catalog.close();
-      console.log(`catalog schema is up to date: ${describeCatalogUrl(config.catalog)}`);
+      const where = describeCatalogUrl(config.catalog);
+      if (applied.length === 0) console.log(`catalog schema is up to date, nothing to apply: ${where}`);
+      else console.log(`applied ${applied.length} migration(s) to ${where}:\n${applied.map((name) => `  ${name}`).join('\n')}\ncatalog schema is up to date`);
     });
 }

@@ -61,6 +61,7 @@ export function registerServeCommand(program: Command): void {
     .option('--rate-limit <n>', 'requests per minute per API key or address, 0 = off [SDC_RATE_LIMIT, 1200]')
     .option('--sweep-interval <seconds>', 'seconds between sweeps for uploads not yet indexed, 0 = at start only [SDC_SWEEP_INTERVAL, 5]')
     .option('--shutdown-grace <seconds>', 'how long SIGTERM waits for in-flight requests [SDC_SHUTDOWN_GRACE, 30]')
+    .option('--trusted-proxies <list>', 'addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed [SDC_TRUSTED_PROXIES, none]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);
       await checkPort(config);

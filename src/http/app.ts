@@ -15,6 +15,7 @@ import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
 import { requestLogFactory } from './request-log.js';
 import { coverageRoute } from './coverage-route.js';
+import { trustProxies } from './client-address.js';
 import { portalPlugin } from './portal-plugin.js';
 import { routeAccess, type AccessEntry } from './route-access.js';
 import apiKeyAuth from './api-key-auth.js';
@@ -38,6 +39,10 @@ export interface AppOptions {
   readonly trust?: TrustSettings;
   /** Shared secret of POST /events/s3 (SDC_EVENTS_TOKEN); unset = disabled. */
   readonly eventsToken?: string;
+  /** Reverse proxies whose X-Forwarded-For / Forwarded are believed (SDC_TRUSTED_PROXIES, client-address.ts). */
+  readonly trustedProxies?: readonly string[];
+  /** The token before a rotation, accepted too (SDC_EVENTS_TOKEN_PREVIOUS). */
+  readonly eventsTokenPrevious?: string;
   /** What serves GET /events: the live feed, unless a carrier that cannot stream (Lambda) says otherwise. */
   readonly feed?: typeof feedRoute;
 }
@@ -69,7 +74,7 @@ function clientGone(request: { raw: { destroyed: boolean; complete: boolean; soc
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, eventsTokenPrevious, trustedProxies = [], feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -83,6 +88,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     forceCloseConnections: 'idle',
   });
 
+  // Before any hook or route asks who the client is (logs, rate limit, feed cap).
+  trustProxies(app, trustedProxies);
   // First of all, so that it sees every route: each must say who may call it.
   const access = routeAccess(app);
   app.decorate('accessTable', access.table);
@@ -121,7 +128,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
   await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
-  await app.register(s3EventsRoute(ctx, eventsToken));
+  await app.register(s3EventsRoute(ctx, eventsToken, eventsTokenPrevious));
   if (signedAddresses) await app.register(storeRoutes(ctx, signedAddresses.store, signedAddresses.signer));
   unmatched.answer();
   return app;

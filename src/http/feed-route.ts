@@ -4,6 +4,7 @@ import { feedEventId, parseFeedRequest, watch, type ServiceContext } from '../se
 import { FEED_FULL, INVALID_QUERY, raise, TOO_MANY_FEEDS } from '../errors/index.js';
 import { queryPairs } from './api-routes.js';
 import { sendError } from './error-answer.js';
+import { clientAddress } from './client-address.js';
 import { eventsSchema } from './query-schemas.js';
 
 /** Comment line sent when idle, so proxies keep the connection open. */
@@ -40,7 +41,8 @@ export function feedRoute(ctx: ServiceContext) {
       // HEAD (Fastify's automatic one) says what a GET would open, and ends: a feed never does.
       if (request.method === 'HEAD') return reply.code(200).type(EVENT_STREAM).header('Cache-Control', 'no-cache').send();
 
-      const mine = perAddress.get(request.ip) ?? 0;
+      const client = clientAddress(request);
+      const mine = perAddress.get(client) ?? 0;
       if (mine >= MAX_FEEDS_PER_ADDRESS) {
         return sendError(reply, TOO_MANY_FEEDS.create(MAX_FEEDS_PER_ADDRESS));
       }
@@ -50,7 +52,7 @@ export function feedRoute(ctx: ServiceContext) {
 
       const abort = new AbortController();
       open.add(abort);
-      perAddress.set(request.ip, mine + 1);
+      perAddress.set(client, mine + 1);
       request.raw.on('close', () => abort.abort());
       reply.hijack();
       const out = reply.raw;
@@ -79,9 +81,9 @@ export function feedRoute(ctx: ServiceContext) {
       } finally {
         clearInterval(heartbeat);
         open.delete(abort);
-        const left = (perAddress.get(request.ip) ?? 1) - 1;
-        if (left === 0) perAddress.delete(request.ip);
-        else perAddress.set(request.ip, left);
+        const left = (perAddress.get(client) ?? 1) - 1;
+        if (left === 0) perAddress.delete(client);
+        else perAddress.set(client, left);
         out.end();
       }
     });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { RATE_LIMITED } from '../errors/index.js';
+import { clientAddress } from './client-address.js';
 
 export interface RateLimitOptions {
   /** Requests per minute per verified API key, or per client address without one; 0 = no limit. */
@@ -19,7 +20,7 @@ const BUDGETS = 5000;
  * therefore spends the sender's address budget, so key guessing is slowed like any flood.
  */
 function budgetOf(request: FastifyRequest): string {
-  return request.apiKeyName === undefined ? `ip:${request.ip}` : `key:${request.apiKeyName}`;
+  return request.apiKeyName === undefined ? `ip:${clientAddress(request)}` : `key:${request.apiKeyName}`;
 }
 
 /** One budget's window: requests counted since it began. */

@@ -86,9 +86,10 @@ export class RequestLog {
    * The access line of the request, written straight to the logger's destination in pino's
    * own format (level, time, the logger's bindings, the request's, then the fields), or false
    * when that cannot be done here (not a logger of src/logger.ts, or info is off): the caller
-   * then logs through pino. `url` is masked as the logger's `req` serializer does.
+   * then logs through pino. `url` is masked as the logger's `req` serializer does; `client` is
+   * the client's address (client-address.ts).
    */
-  accessLine(method: string, url: string, statusCode: number, responseTime: number): boolean {
+  accessLine(method: string, url: string, client: string, statusCode: number, responseTime: number): boolean {
     const parent = this.#parent as unknown as PinoInternals;
     if (!isOwnLogger(parent) || this.#options.level !== undefined || !parent.isLevelEnabled('info')) return false;
     let bound: string;
@@ -104,7 +105,7 @@ export class RequestLog {
     const level = (parent[lsCacheSym] as Record<number, string>)[INFO];
     const time = (parent[timeSym] as () => string)();
     (parent[streamSym] as { write(line: string): unknown }).write(
-      `${level}${time}${bound},"req":{"method":${JSON.stringify(method)},"url":${JSON.stringify(redactUrl(url))}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},"msg":"request"}\n`,
+      `${level}${time}${bound},"req":{"method":${JSON.stringify(method)},"url":${JSON.stringify(redactUrl(url))},"remoteAddress":${JSON.stringify(client)}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},"msg":"request"}\n`,
     );
     return true;
   }

@@ -55,9 +55,10 @@ function sameToken(given: string, expected: string): boolean {
 /**
  * `POST /events/s3`: an S3-compatible store announces stored objects with the S3
  * notification JSON; each is indexed through the one ingest. Authenticated by the
- * shared secret SDC_EVENTS_TOKEN as a Bearer token, checked before the body is looked at.
+ * shared secret SDC_EVENTS_TOKEN (or SDC_EVENTS_TOKEN_PREVIOUS during a rotation) as a Bearer
+ * token, checked before the body is looked at.
  */
-export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefined) {
+export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefined, previousToken?: string) {
   return async function (app: FastifyInstance): Promise<void> {
     // onRequest: the credentials are checked before the body is read or parsed.
     const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -66,7 +67,9 @@ export function s3EventsRoute(ctx: ServiceContext, eventsToken: string | undefin
       const inQuery = (request.query as { token?: unknown } | undefined)?.token;
       const given = bearerToken(request.headers.authorization) ?? (typeof inQuery === 'string' && inQuery !== '' ? inQuery : undefined);
       if (given === undefined) return sendError(reply, EVENTS_TOKEN_MISSING.create());
-      if (!sameToken(given, eventsToken)) return sendError(reply, EVENTS_TOKEN_WRONG.create());
+      // While the store's notification is switched to a new token, the previous one is accepted too (docs/deploy.md, Rotation).
+      const matches = sameToken(given, eventsToken) || (previousToken !== undefined && sameToken(given, previousToken));
+      if (!matches) return sendError(reply, EVENTS_TOKEN_WRONG.create());
       return undefined;
     };
     app.post('/events/s3', { schema, attachValidation: true, config: { access: 'operator' }, onRequest: authorize }, async (request, reply) => {

@@ -3,6 +3,7 @@ import { loadServerConfig, type ServerConfig } from '../config.js';
 import type { ServiceContext } from '../service/index.js';
 import { serviceContextFromConfig } from '../service-context-from-config.js';
 import { parseS3Url, S3ObjectStore } from '../store/index.js';
+import { withDatabaseSecret } from './database-secret.js';
 
 /** What a Lambda container builds once: the configuration and the service context on it. */
 export interface LambdaSetup {
@@ -18,7 +19,8 @@ export interface LambdaSetup {
  * are reused; nothing in it is state another instance needs.
  */
 export async function setupFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<LambdaSetup> {
-  const config = loadServerConfig(env);
+  // The database password, fetched now from Secrets Manager rather than kept in the environment.
+  const config = loadServerConfig(await withDatabaseSecret(env));
   const log = pino({ level: config.logLevel });
   // A Lambda's disk is gone when the container is: files and catalog must live elsewhere.
   if (!config.store.startsWith('s3://')) throw new Error('On AWS Lambda, set SDC_STORE=s3://<bucket>: the local store would vanish with the container.');

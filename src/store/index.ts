@@ -5,3 +5,4 @@ export * from './local/url-signer.js';
 export * from './local/signing-secret.js';
 export * from './s3/s3-object-store.js';
 export * from './s3/s3-url.js';
+export * from './s3/missing-bucket.js';

@@ -44,6 +44,11 @@ describe('operator commands say where they act and never create a catalog unaske
     expect(created.code).toBe(0);
     expect(created.stderr).toContain(`catalog: sqlite:${catalog}`);
     expect(existsSync(catalog)).toBe(true);
+    // It says what it applied, by name; run again, that there was nothing to apply.
+    expect(created.stdout).toMatch(new RegExp(`^applied (\\d+) migration\\(s\\) to sqlite:${catalog}:\n  0001-files\n  0002-query-indexes\n`));
+    expect(created.stdout).toContain('  0008-latest-flag-and-coverage-days\n  0009-api-key-generations\ncatalog schema is up to date\n');
+    const again = await runCli(['migrate', '--home', home], { cwd: elsewhere });
+    expect(again.stdout).toBe(`catalog schema is up to date, nothing to apply: sqlite:${catalog}\n`);
 
     const key = await runCli(['keys', 'create', 'swe-pipeline', '--home', home], { cwd: elsewhere });
     expect(key.code).toBe(0);

@@ -87,5 +87,43 @@ export function describeKeyStore(name: string, make: () => Promise<CatalogUnderT
       for (const k of await keys.list()) await keys.revoke(k.name);
       expect(await keys.anyExist()).toBe(true);
     });
+
+    it('rotates a key under the same name: both work during the overlap, then only the new one', async () => {
+      const { key: old } = await keys.create('codice-pipeline');
+      const rotated = await keys.rotate('codice-pipeline', 3600);
+      expect(rotated.kind).toBe('rotated');
+      if (rotated.kind !== 'rotated') return;
+      expect(rotated.info.name).toBe('codice-pipeline');
+      expect(Date.parse(rotated.oldUntil) - Date.now()).toBeGreaterThan(3500_000);
+      expect(await keys.check(rotated.key)).toEqual({ kind: 'valid', name: 'codice-pipeline' });
+      expect(await keys.check(old)).toEqual({ kind: 'valid', name: 'codice-pipeline' });
+      expect((await keys.list()).filter((k) => k.name === 'codice-pipeline')).toHaveLength(2);
+      // A create of the name is still refused: a name belongs to one party.
+      await expect(keys.create('codice-pipeline')).rejects.toThrow(/already exists/);
+
+      // An overlap of 0: the previous key ends at once.
+      const again = await keys.rotate('codice-pipeline', 0);
+      expect(again.kind).toBe('rotated');
+      if (again.kind !== 'rotated') return;
+      expect(await keys.check(rotated.key)).toMatchObject({ kind: 'revoked', name: 'codice-pipeline' });
+      expect(await keys.check(old)).toMatchObject({ kind: 'revoked', name: 'codice-pipeline' });
+      expect(await keys.check(again.key)).toEqual({ kind: 'valid', name: 'codice-pipeline' });
+
+      // Revoking the name ends every key of it, one in its overlap included.
+      const third = await keys.rotate('codice-pipeline', 3600);
+      expect(await keys.revoke('codice-pipeline')).toBe('revoked');
+      expect(await keys.check(again.key)).toMatchObject({ kind: 'revoked' });
+      expect(third.kind === 'rotated' && (await keys.check(third.key)).kind).toBe('revoked');
+      expect(await keys.rotate('codice-pipeline', 60)).toEqual({ kind: 'revoked' });
+      expect(await keys.rotate('no-such-name', 60)).toEqual({ kind: 'unknown' });
+    });
+
+    it('lets one of racing rotations of a name win', async () => {
+      await keys.create('idex-pipeline');
+      const results = await Promise.allSettled(Array.from({ length: 4 }, () => keys.rotate('idex-pipeline', 60)));
+      expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
+      const generations = (await keys.list()).filter((k) => k.name === 'idex-pipeline');
+      expect(generations).toHaveLength(1 + results.filter((r) => r.status === 'fulfilled').length);
+    });
   });
 }

@@ -14,6 +14,7 @@ import { DEFAULT_SETTINGS, settingsFromContext, type DeploySettings } from '../.
 import { loadServerConfig, SERVER_SETTINGS } from '../../src/config.js';
 import { IMAP_MISSION, loadMissionConfig } from '../../src/mission/index.js';
 import { parseS3Url } from '../../src/store/index.js';
+import { CATALOG_SECRET_VARIABLE } from '../../src/lambda/database-secret.js';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 
 const run = promisify(execFile);
@@ -156,20 +157,82 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
   it('gives each function the variables its handler reads, under the names the config module reads', () => {
     for (const name of Object.keys(LAMBDA_HANDLERS) as (keyof typeof LAMBDA_HANDLERS)[]) {
       const variables = (resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
-      const known = new Set<string>([...Object.values(SERVER_SETTINGS), 'NODE_EXTRA_CA_CERTS']);
-      for (const variable of Object.keys(variables)) expect(known.has(variable), `${name}: ${variable} is read by nothing`).toBe(true);
+      const known = new Set<string>([...Object.values(SERVER_SETTINGS), 'NODE_EXTRA_CA_CERTS', CATALOG_SECRET_VARIABLE]);
+      // The Parameters and Secrets extension's own settings are read by the extension.
+      const extension = /^(PARAMETERS_SECRETS_EXTENSION|SECRETS_MANAGER|SSM_PARAMETER_STORE)_/;
+      for (const variable of Object.keys(variables)) expect(known.has(variable) || extension.test(variable), `${name}: ${variable} is read by nothing`).toBe(true);
       const env = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, flatten(v)]));
       // What the handlers do with them (src/lambda/lambda-context.ts): the S3 store and a PostgreSQL catalog.
       const config = loadServerConfig(env);
       expect(config.store.startsWith('s3://'), name).toBe(true);
       expect(parseS3Url(config.store).bucket).toBe('resolved');
-      expect(config.catalog, name).toMatch(/^postgres:\/\/sdc:resolved@resolved:5432\/sdc\?schema=sdc&sslmode=verify-full$/);
+      // No user or password in the environment: the secret is read at cold start (src/lambda/database-secret.ts).
+      expect(config.catalog, name).toMatch(/^postgres:\/\/resolved:5432\/sdc\?schema=sdc&sslmode=verify-full$/);
+      expect(JSON.stringify(variables)).not.toMatch(/resolve:secretsmanager|password/i);
+      expect(variables[CATALOG_SECRET_VARIABLE], name).toEqual({ Ref: logicalIdOf(template, 'AWS::SecretsManager::Secret', () => true) });
+      // The Parameters and Secrets extension serves it to the function.
+      expect(JSON.stringify(resources[functionId(name)]!.Properties!.Layers), name).toMatch(/"Fn::FindInMap":\["Paramsandsecrets/);
     }
     const api = (resources[functionId('api')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(api).toMatchObject({ [SERVER_SETTINGS.requireKeys]: 'false', [SERVER_SETTINGS.readNeedsKey]: 'false' });
-    // The password comes from Secrets Manager at deploy time: never in the template.
-    expect(JSON.stringify(api[SERVER_SETTINGS.catalog])).toMatch(/\{\{resolve:secretsmanager:.*:SecretString:password::\}\}/);
   });
+
+  it('reads the database secret through a Secrets Manager endpoint in the VPC, each role that one secret only', () => {
+    const endpoints = Object.values(byType(template, 'AWS::EC2::VPCEndpoint')).filter((e) => e.Properties!.VpcEndpointType === 'Interface');
+    expect(endpoints.map((e) => JSON.stringify(e.Properties!.ServiceName))).toEqual([expect.stringContaining('.secretsmanager')]);
+    const secret = logicalIdOf(template, 'AWS::SecretsManager::Secret', () => true);
+    for (const name of Object.keys(LAMBDA_HANDLERS) as (keyof typeof LAMBDA_HANDLERS)[]) {
+      const role = (resources[functionId(name)]!.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const statements = Object.values(byType(template, 'AWS::IAM::Policy'))
+        .filter((p) => JSON.stringify(p.Properties!.Roles).includes(role))
+        .flatMap((p) => (p.Properties!.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);
+      const reads = statements.filter((st) => [st.Action].flat().includes('secretsmanager:GetSecretValue'));
+      expect(reads.map((st) => st.Resource), name).toEqual([{ Ref: secret }]);
+    }
+  });
+
+  it('denies any PutObject outside .staging/ and .multipart/ without If-None-Match: no role can overwrite an archived file', () => {
+    const bucket = logicalIdOf(template, 'AWS::S3::Bucket', () => true);
+    const [policy] = Object.values(byType(template, 'AWS::S3::BucketPolicy'));
+    const statements = (policy!.Properties!.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+    const deny = statements.find((st) => st.Sid === 'NoOverwriteOfArchivedFiles');
+    expect(deny).toMatchObject({
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 's3:PutObject',
+      // Part operations take no conditional header: exempt (false); PutObject, CompleteMultipartUpload and CopyObject: true.
+      Condition: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
+    });
+    expect(JSON.stringify(deny!.NotResource)).toContain(`"${bucket}","Arn"]},"/.staging/*"`);
+    expect(JSON.stringify(deny!.NotResource)).toContain(`"${bucket}","Arn"]},"/.multipart/*"`);
+    expect(deny!.Resource).toBeUndefined();
+  });
+
+  it('expires the versions promoted staging objects leave after a day, so recent files are not stored twice', () => {
+    const rules = (Object.values(byType(template, 'AWS::S3::Bucket'))[0]!.Properties!.LifecycleConfiguration as { Rules: Record<string, unknown>[] }).Rules;
+    for (const prefix of ['.staging/', '.multipart/']) {
+      expect(rules, prefix).toContainEqual(expect.objectContaining({ Prefix: prefix, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, ExpiredObjectDeleteMarker: true, Status: 'Enabled' }));
+    }
+    template.hasResourceProperties('AWS::S3::Bucket', { ObjectLockEnabled: Match.absent() });
+  });
+
+  it('runs PostgreSQL on gp3, names the proxy after the stack, and alarms on disk, CPU and connections', () => {
+    template.hasResourceProperties('AWS::RDS::DBInstance', { StorageType: 'gp3', MultiAZ: false });
+    template.hasResourceProperties('AWS::RDS::DBProxy', { DBProxyName: 'Sdc-catalog' });
+    for (const metric of ['FreeStorageSpace', 'CPUUtilization', 'DatabaseConnections']) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/RDS', MetricName: metric, AlarmActions: Match.anyValue() });
+    }
+  });
+
+  it('puts Object Lock on the bucket when asked, in the mode and for the days asked', () => {
+    const settings = settingsFromContext((key) => ({ objectLock: 'compliance', objectLockDays: '30' })[key]);
+    const locked = synth(settings, bundleDir);
+    locked.hasResourceProperties('AWS::S3::Bucket', {
+      ObjectLockEnabled: true,
+      ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 30 } } },
+    });
+    expect(() => settingsFromContext((key) => ({ objectLock: 'forever' })[key])).toThrow(/objectLock must be governance or compliance/);
+  }, 60_000);
 
   it('grants each function exactly the S3 actions docs/deploy.md lists, and no wildcard action anywhere', () => {
     const policies = byType(template, 'AWS::IAM::Policy');

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { SERVER_SETTINGS } from '../../src/config.js';
 
 const run = promisify(execFile);
-const UNITS = ['sdc.service', 'sdc-reconcile.service', 'sdc-reconcile.timer'] as const;
+const UNITS = ['sdc.service', 'sdc@.service', 'sdc-reconcile.service', 'sdc-reconcile.timer'] as const;
 const unitUrl = (name: string) => new URL(`../../deploy/systemd/${name}`, import.meta.url);
 const UNIT = unitUrl('sdc.service');
 
@@ -48,6 +48,42 @@ describe('systemd units of sdc serve and the hourly reconcile (deploy/systemd)',
     expect(text).toMatch(new RegExp(`Environment=.*\\b${SERVER_SETTINGS.host}=127\\.0\\.0\\.1 ${SERVER_SETTINGS.port}=8080\\b`));
   });
 
+  it('sdc@.service gives each instance its own port as a flag, which PORT in sdc.env cannot override', async () => {
+    const template = await readFile(unitUrl('sdc@.service'), 'utf8');
+    expect(template).toMatch(/^ExecStart=\S+ \S+main\.js serve --port 808%i$/m);
+    // An Environment=PORT= would lose to the EnvironmentFile's PORT= (read after it, systemd.exec).
+    expect(template).not.toMatch(/^Environment=.*\bPORT=/m);
+    expect(template).toContain('\nEnvironmentFile=/etc/sdc/sdc.env\n');
+    // Otherwise the same service: the same hardening as sdc.service, line for line.
+    const hardening = (text: string) => text.slice(text.indexOf('# ---- Hardening'));
+    expect(hardening(template)).toBe(hardening(await readFile(UNIT, 'utf8')));
+  });
+
+  it('sdc.env.example reads the same in a shell as in systemd: values with & are quoted', async () => {
+    const example = await readFile(unitUrl('sdc.env.example'), 'utf8');
+    // Every setting, commented out or not, as an operator would uncomment it.
+    const settings = example
+      .split('\n')
+      .map((line) => line.replace(/^#(?=[A-Z_]+=)/, ''))
+      .filter((line) => /^[A-Z_]+=/.test(line) && !line.endsWith('...'));
+    for (const line of settings) {
+      const value = line.slice(line.indexOf('=') + 1);
+      if (/[&?;\s<>]/.test(value)) expect(value, line).toMatch(/^"[^"]*"$/);
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'sdc-env-'));
+    try {
+      const file = join(dir, 'sdc.env');
+      await writeFile(file, settings.join('\n'));
+      const { stdout } = await run('bash', ['-c', `set -a; . ${file}; printf '%s\\n' "$SDC_STORE" "$SDC_CATALOG"`]);
+      expect(stdout).toBe(
+        's3://sdc-archive?endpoint=https://s3.example.org&region=us-east-1&forcePathStyle=true\n' +
+          'postgres://sdc:<password>@db.internal:5432/sdc?schema=sdc&sslmode=verify-full\n',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(!analyze)(`passes systemd-analyze verify without a warning${analyze ? '' : ` (${SKIP})`}`, async () => {
     const { dir, files, file } = await unitsHere();
     try {
@@ -69,7 +105,7 @@ describe('systemd units of sdc serve and the hourly reconcile (deploy/systemd)',
     try {
       for (const file of files.filter((f) => f.endsWith('.service'))) {
         const { stdout } = await run(analyze!, ['security', '--offline=yes', file]);
-        const exposure = Number(/Overall exposure level for [\w-]+\.service: ([\d.]+)/.exec(stdout)?.[1]);
+        const exposure = Number(/Overall exposure level for [\w@-]+\.service: ([\d.]+)/.exec(stdout)?.[1]);
         expect(exposure, file).toBeLessThanOrEqual(2);
       }
     } finally {

@@ -7,12 +7,12 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { GatewayVpcEndpointAwsService, InstanceType, Port, SecurityGroup, SubnetType, Vpc, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime, type FunctionProps } from 'aws-cdk-lib/aws-lambda';
+import { GatewayVpcEndpointAwsService, InstanceType, InterfaceVpcEndpointAwsService, Port, SecurityGroup, SubnetType, Vpc, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Code, Function as LambdaFunction, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, type FunctionProps } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Credentials, DatabaseInstance, DatabaseInstanceEngine, PostgresEngineVersion } from 'aws-cdk-lib/aws-rds';
-import { BlockPublicAccess, Bucket, BucketEncryption, EventType } from 'aws-cdk-lib/aws-s3';
+import { Credentials, DatabaseInstance, DatabaseInstanceEngine, PostgresEngineVersion, StorageType } from 'aws-cdk-lib/aws-rds';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
@@ -22,6 +22,8 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { SERVER_SETTINGS } from '../../../src/config.js';
+import { CATALOG_SECRET_VARIABLE } from '../../../src/lambda/database-secret.js';
+import { databaseAlarms } from './database-alarms.js';
 import { bundleLambdas, LAMBDA_HANDLERS, REPO_ROOT } from './bundle.js';
 import type { DeploySettings } from './settings.js';
 
@@ -92,10 +94,41 @@ export class SdcStack extends Stack {
         { id: 'abandoned-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
         // Single PUTs never promoted (their event and every reconcile missed them, or the name was taken).
         { id: 'abandoned-staging', prefix: '.staging/', expiration: Duration.days(7) },
-        // Versions replaced by an overwrite (conditionalPut=optional) are kept for restoring, not for ever.
+        // A promoted upload's staging object is deleted; with versioning that leaves its bytes as a
+        // non-current version (and a delete marker). Kept a day, not 90: else each recent file is
+        // stored twice (docs/deploy-aws.md, Costs). The same for the parts of uploads in parts.
+        { id: 'promoted-staging-versions', prefix: '.staging/', noncurrentVersionExpiration: Duration.days(1), expiredObjectDeleteMarker: true },
+        { id: 'completed-part-versions', prefix: '.multipart/', noncurrentVersionExpiration: Duration.days(1), expiredObjectDeleteMarker: true },
+        // Versions of archived files: none is ever replaced (the bucket policy below), so only a
+        // deletion by hand leaves one; kept 90 days for restoring.
         { id: 'replaced-versions', noncurrentVersionExpiration: Duration.days(90) },
       ],
+      ...(settings.objectLock
+        ? {
+            objectLockEnabled: true,
+            objectLockDefaultRetention:
+              settings.objectLock === 'compliance'
+                ? ObjectLockRetention.compliance(Duration.days(settings.objectLockDays))
+                : ObjectLockRetention.governance(Duration.days(settings.objectLockDays)),
+          }
+        : {}),
     });
+    // No archived file can be replaced, whoever asks: a PutObject (or a completion of an upload
+    // in parts) outside .staging/ and .multipart/ must carry If-None-Match, which S3 refuses with
+    // 412 when the key holds an object. CreateMultipartUpload, UploadPart and UploadPartCopy take
+    // no conditional header, so they are exempt (s3:ObjectCreationOperation false); CopyObject
+    // into the archive is refused (the service never uses it: a large promotion copies in parts
+    // and completes with If-None-Match). AWS: "Enforce conditional writes on Amazon S3 buckets".
+    this.bucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'NoOverwriteOfArchivedFiles',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        notResources: [this.bucket.arnForObjects('.staging/*'), this.bucket.arnForObjects('.multipart/*')],
+        conditions: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
+      }),
+    );
 
     // ---- PostgreSQL: password generated into Secrets Manager, reached only through RDS Proxy.
     const secret = new Secret(this, 'DatabaseSecret', {
@@ -119,6 +152,8 @@ export class SdcStack extends Stack {
       securityGroups: [dbSecurityGroup],
       credentials: Credentials.fromSecret(secret),
       databaseName: DATABASE.name,
+      // gp3: a baseline of 3000 IOPS and 125 MB/s whatever the size, at a lower price per GB than gp2.
+      storageType: StorageType.GP3,
       allocatedStorage: 20,
       maxAllocatedStorage: 200,
       storageEncrypted: true,
@@ -137,6 +172,8 @@ export class SdcStack extends Stack {
     const functionSecurityGroup = new SecurityGroup(this, 'FunctionSecurityGroup', { vpc, description: 'sdc-data-access functions' });
     const proxySecurityGroup = new SecurityGroup(this, 'ProxySecurityGroup', { vpc, description: 'RDS Proxy: from the functions only' });
     const proxy = database.addProxy('Proxy', {
+      // Named after the stack, so that two stacks in one account and region do not collide.
+      dbProxyName: `${this.stackName}-catalog`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 60),
       secrets: [secret],
       vpc,
       vpcSubnets: subnets,
@@ -151,13 +188,17 @@ export class SdcStack extends Stack {
     const bundleDir = props.bundleDir ?? bundleLambdas(join(REPO_ROOT, 'deploy', 'aws', 'build', 'lambda'));
     const code = Code.fromAsset(settings.missionConfig ? withMission(bundleDir, settings.missionConfig) : bundleDir);
 
-    // The password is put into the URL by CloudFormation at deploy time (a dynamic reference, never in the template).
-    const catalogUrl =
-      `postgres://${DATABASE.user}:${secret.secretValueFromJson('password').unsafeUnwrap()}@${proxy.endpoint}:5432/${DATABASE.name}` +
-      `?schema=${DATABASE.schema}&sslmode=verify-full`;
+    // No password in the functions' environment (lambda:GetFunctionConfiguration shows it): each
+    // container reads the secret when it starts (src/lambda/database-secret.ts), through the
+    // Parameters and Secrets extension, which reaches Secrets Manager by the VPC endpoint below.
+    const catalogUrl = `postgres://${proxy.endpoint}:5432/${DATABASE.name}?schema=${DATABASE.schema}&sslmode=verify-full`;
+    const endpointSecurityGroup = new SecurityGroup(this, 'SecretsEndpointSecurityGroup', { vpc, description: 'Secrets Manager endpoint: from the functions only', allowAllOutbound: false });
+    endpointSecurityGroup.addIngressRule(functionSecurityGroup, Port.tcp(443), 'functions to Secrets Manager');
+    vpc.addInterfaceEndpoint('SecretsManagerEndpoint', { service: InterfaceVpcEndpointAwsService.SECRETS_MANAGER, subnets, securityGroups: [endpointSecurityGroup], open: false });
     const environment: Record<string, string> = {
       [SERVER_SETTINGS.store]: `s3://${this.bucket.bucketName}?region=${this.region}`,
       [SERVER_SETTINGS.catalog]: catalogUrl,
+      [CATALOG_SECRET_VARIABLE]: secret.secretArn,
       [SERVER_SETTINGS.logLevel]: 'info',
       ...(settings.missionConfig ? { [SERVER_SETTINGS.missionConfig]: `/var/task/${MISSION_FILE}` } : {}),
       ...(settings.uploadTtl ? { [SERVER_SETTINGS.uploadTtl]: String(settings.uploadTtl) } : {}),
@@ -186,6 +227,7 @@ export class SdcStack extends Stack {
         securityGroups: [functionSecurityGroup],
         environment,
         logGroup,
+        paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103),
         ...extra,
       });
     };
@@ -208,6 +250,8 @@ export class SdcStack extends Stack {
       keys: make('keys', 'sdc-data-access: create, revoke and list API keys (invoke directly)', { timeout: Duration.seconds(30) }),
     };
     const { api, ingest, reconcile } = this.functions;
+    // Each function reads the database secret once per container, and only that secret.
+    for (const fn of Object.values(this.functions)) secret.grantRead(fn);
 
     // ---- Least privilege: exactly the S3 actions docs/deploy.md lists ("IAM permissions"). Deletes
     // only under .staging/ (a promoted or refused upload) and .multipart/ (parts): never a stored file.
@@ -271,6 +315,7 @@ export class SdcStack extends Stack {
     alarm('ApiErrorsAlarm', 'The API function threw (see its log group)', api.metricErrors({ period: Duration.minutes(5) }));
     alarm('IngestDeadLettersAlarm', 'Object-created events failed every retry: run the reconcile function, then look at the queue', deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }));
     alarm('ReconcileErrorsAlarm', 'The scheduled reconcile failed (see its log group)', reconcile.metricErrors({ period: Duration.hours(1) }));
+    databaseAlarms(this, database, topic);
 
     this.acknowledgeFindings({ vpc: settings.vpcId ? undefined : vpc, database, secret, settings, reconcile });
 
@@ -306,7 +351,7 @@ export class SdcStack extends Stack {
     ack(this, `IAM5[Resource::<${logicalId(parts.reconcile)}.Arn>:*]`, 'EventBridge Scheduler may invoke the reconcile function (any of its versions): lambda:InvokeFunction on that one function only.');
     ack(this.api, 'APIG4', 'The API is public by design (downloads and queries are open unless SDC_READ_NEEDS_KEY); its API keys are checked by the function on every route that needs one (the same keys table and messages as sdc serve), so no API Gateway authorizer.');
     ack(this.bucket, 'S1', 'Every request to the bucket is made with an address the API issued and logged (with the API key name); enable server access logs or CloudTrail data events if the centre requires an S3-side record.');
-    ack(parts.secret, 'SMG4', 'CloudFormation puts the password into the functions\' SDC_CATALOG at deploy time; a rotation would need a redeploy, so rotate by hand then redeploy (docs/deploy-aws.md).');
+    ack(parts.secret, 'SMG4', 'Each function container reads the password when it starts (src/lambda/database-secret.ts) and keeps its connections: a scheduled rotation would fail running containers until they are replaced, so rotate by hand at a quiet time (docs/deploy-aws.md).');
     ack(parts.database, 'RDS11', 'PostgreSQL listens on 5432 in private subnets, reachable only from RDS Proxy\'s security group: a non-default port adds nothing there.');
     if (!parts.settings.multiAz) ack(parts.database, 'RDS3', 'Single-AZ by default to keep the cost at rest low (backups are kept 7 days); deploy with -c multiAz=true for a standby.');
     if (parts.vpc) ack(parts.vpc, 'VPC7', 'The VPC carries only functions -> RDS Proxy -> PostgreSQL and functions -> S3 (gateway endpoint); add flow logs if the centre\'s policy asks (billed per GB).');

@@ -30,6 +30,13 @@ export interface DeploySettings {
   readonly readNeedsKey: boolean;
   readonly uploadTtl?: number;
   readonly downloadTtl?: number;
+  /**
+   * S3 Object Lock on the archive bucket: `governance` (users with s3:BypassGovernanceRetention
+   * may still delete) or `compliance` (nobody may, the root user included, until the retention
+   * ends), each object kept `objectLockDays`; unset = none. Only at the bucket's creation.
+   */
+  readonly objectLock?: 'governance' | 'compliance';
+  readonly objectLockDays: number;
   /** Requests per second the API takes (API Gateway throttling, all clients together), and its burst. */
   readonly throttleRate: number;
   readonly throttleBurst: number;
@@ -43,6 +50,7 @@ export const DEFAULT_SETTINGS: DeploySettings = {
   reconcileSchedule: 'rate(1 hour)',
   requireKeys: false,
   readNeedsKey: false,
+  objectLockDays: 365,
   throttleRate: 100,
   throttleBurst: 200,
 };
@@ -87,7 +95,13 @@ export function settingsFromContext(get: (key: string) => unknown): DeploySettin
     missionConfig = isAbsolute(missionConfig) ? missionConfig : resolve(REPO_ROOT, missionConfig);
     if (!existsSync(missionConfig)) throw new SettingsError(`context missionConfig: no file ${missionConfig}`);
   }
+  const objectLock = text('objectLock');
+  if (objectLock !== undefined && objectLock !== 'governance' && objectLock !== 'compliance') {
+    throw new SettingsError(`context objectLock must be governance or compliance, got ${JSON.stringify(objectLock)}`);
+  }
   return {
+    ...(objectLock === undefined ? {} : { objectLock }),
+    objectLockDays: whole('objectLockDays', d.objectLockDays)!,
     missionConfig,
     domainName,
     certificateArn,

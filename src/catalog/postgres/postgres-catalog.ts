@@ -26,6 +26,8 @@ function applicationName(url: string): string {
 export interface PostgresCatalogOptions {
   /** Told about connection errors of idle pooled clients (the pool replaces them). */
   readonly onPoolError?: (err: Error) => void;
+  /** Told the migrations that opening applied (`sdc migrate` prints them). */
+  readonly onMigrated?: (applied: readonly string[]) => void;
 }
 
 /**
@@ -58,7 +60,9 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
   try {
     await createSchema(db, schema);
-    await migrateRetryingOthersDrops(db as Kysely<unknown>, schema);
+    // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
+    const applied = await migrateRetryingOthersDrops(db as Kysely<unknown>, schema);
+    options.onMigrated?.(applied);
   } catch (err) {
     await db.destroy();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
@@ -91,7 +95,7 @@ export async function postgresCatalogExists(url: string): Promise<boolean> {
  * deployment drops meanwhile (several deployments or test runs in one database) fails that
  * listing with 3F000 naming the other schema. That says nothing about ours: try again.
  */
-async function migrateRetryingOthersDrops(db: Kysely<unknown>, schema: string): Promise<void> {
+async function migrateRetryingOthersDrops(db: Kysely<unknown>, schema: string): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await migrateToLatest(db, POSTGRES_DIALECT, schema);

@@ -5,7 +5,7 @@ import { backendFailure } from '../../errors/index.js';
 import type { CatalogDialect } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
 import { numbered, pageSql, whereOf } from '../filter-sql.js';
-import { keyIdOf, keyMatches, type KeyCheck, type KeyStore } from '../key-store.js';
+import { keyIdOf, keyMatches, verdictOf, type KeyCheck, type KeyStore } from '../key-store.js';
 import { KyselyCatalog, QUERY_PAGE_SIZE } from '../kysely-catalog.js';
 import { KyselyKeyStore } from '../kysely-key-store.js';
 import type { QueryFilter } from '../query-filter.js';
@@ -176,6 +176,6 @@ class PostgresKeyStore extends KyselyKeyStore {
     });
     const row = rows[0] as [string, string, string | null] | undefined;
     if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
-    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
+    return verdictOf(row[0], row[2]);
   }
 }

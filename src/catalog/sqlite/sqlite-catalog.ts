@@ -17,7 +17,7 @@ export const NEW_CATALOG_PAGE_SIZE = 16_384;
  * synchronous=FULL makes a committed insert survive a crash or power loss, so a PUT
  * that was acknowledged always has its record.
  */
-export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
+export async function openSqliteCatalog(file: string, onMigrated?: (applied: readonly string[]) => void): Promise<KyselyCatalog> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
   // 16 KiB pages for a catalog created now (SQLite's default is 4 KiB): a bulk load writes,
@@ -32,7 +32,9 @@ export async function openSqliteCatalog(file: string): Promise<KyselyCatalog> {
   sqlite.pragma('cache_size = -65536');
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   try {
-    await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+    // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
+    const applied = await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+    onMigrated?.(applied);
   } catch (err) {
     // A refused catalog (say, one a newer build migrated) leaves no handle open behind it.
     await db.destroy();

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { backendFailure } from '../../errors/index.js';
-import { keyIdOf, keyMatches, type KeyCheck } from '../key-store.js';
+import { keyIdOf, keyMatches, verdictOf, type KeyCheck } from '../key-store.js';
 import { KyselyKeyStore } from '../kysely-key-store.js';
 import type { CatalogDatabase } from '../schema.js';
 
@@ -28,7 +28,7 @@ export class SqliteKeyStore extends KyselyKeyStore {
       throw backendFailure('SQLite catalog', 'key check', err);
     }
     if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
-    return row[2] ? { kind: 'revoked', name: row[0], revokedAt: row[2] } : { kind: 'valid', name: row[0] };
+    return verdictOf(row[0], row[2]);
   }
 
   override async anyExist(): Promise<boolean> {

@@ -26,3 +26,14 @@ export function loadSigningSecret(configured: string | undefined, home: string):
   }
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
 }
+
+/**
+ * SDC_SIGNING_SECRET_PREVIOUS as a key, read as SDC_SIGNING_SECRET is (its text's bytes). A
+ * secret generated into $SDC_HOME is used as the bytes its file's hex text spells: to retire
+ * one, give `generated:<the file's text>`.
+ */
+export function previousSigningSecret(configured: string | undefined): Buffer | undefined {
+  if (configured === undefined) return undefined;
+  const generated = /^generated:([0-9a-f]{64})$/.exec(configured);
+  return generated ? Buffer.from(generated[1]!, 'hex') : Buffer.from(configured, 'utf8');
+}

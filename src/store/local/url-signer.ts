@@ -11,12 +11,24 @@ export type SignatureCheck = 'valid' | 'expired' | 'invalid';
  * them, or the signature, makes the address invalid.
  */
 export class UrlSigner {
-  constructor(private readonly secret: Buffer) {}
+  /**
+   * `previous`: the secret before a rotation (SDC_SIGNING_SECRET_PREVIOUS). Addresses are
+   * signed with `secret` only; those the previous one signed still verify until they expire,
+   * so changing the secret fails no address already handed out (docs/deploy.md, Rotation).
+   */
+  constructor(
+    private readonly secret: Buffer,
+    private readonly previous?: Buffer,
+  ) {}
 
   sign(method: SignedMethod, key: string, expires: number, uploader?: string): string {
+    return this.signWith(this.secret, method, key, expires, uploader);
+  }
+
+  private signWith(secret: Buffer, method: SignedMethod, key: string, expires: number, uploader: string | undefined): string {
     // Key names hold no newline (see catalog/key-store.ts), so the fields cannot run together.
     const uploaderLine = uploader === undefined ? '' : `\n${uploader}`;
-    return createHmac('sha256', this.secret).update(`${method}\n${key}\n${expires}${uploaderLine}`).digest('hex');
+    return createHmac('sha256', secret).update(`${method}\n${key}\n${expires}${uploaderLine}`).digest('hex');
   }
 
   check(
@@ -28,9 +40,10 @@ export class UrlSigner {
   ): SignatureCheck {
     if (!expires || !signature || !/^\d{1,15}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
     if (uploader !== undefined && /[\n\r]/.test(uploader)) return 'invalid';
-    const expected = Buffer.from(this.sign(method, key, Number(expires), uploader), 'hex');
+    const given = Buffer.from(signature, 'hex');
     // Constant-time comparison: no timing hint about how much of a guess was right.
-    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
+    const signedBy = (secret: Buffer) => timingSafeEqual(Buffer.from(this.signWith(secret, method, key, Number(expires), uploader), 'hex'), given);
+    if (!signedBy(this.secret) && (this.previous === undefined || !signedBy(this.previous))) return 'invalid';
     return Number(expires) * 1000 < now ? 'expired' : 'valid';
   }
 }

@@ -14,6 +14,7 @@ import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { ingestionDateFrom, uploaderFrom, uploaderMetadata } from './s3-object-metadata.js';
 import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor } from './s3-staging.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
+import { isMissingBucket, MissingBucketError } from './missing-bucket.js';
 import type { S3Location } from './s3-url.js';
 
 /**
@@ -82,6 +83,7 @@ export class S3ObjectStore implements ObjectStore {
     const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket });
     for (;;) {
       const page = await pages.next().catch((err: unknown) => {
+        if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
         throw backendFailure('S3 store', 'list', err);
       });
       if (page.done) return;
@@ -104,7 +106,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async ping(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+    } catch (err) {
+      if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
+      throw err;
+    }
   }
 
   close(): void {
