@@ -41,6 +41,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     corsOrigin: config.corsOrigin,
     trust: { ...config, keys: catalog.keys() },
     eventsToken: config.eventsToken,
+    publicUrl: config.publicUrl,
   });
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -16,6 +16,7 @@ import { echoRequestId, requestId } from './request-id.js';
 import { requestLogFactory } from './request-log.js';
 import { coverageRoute } from './coverage-route.js';
 import { portalPlugin } from './portal-plugin.js';
+import './public-links.js';
 import { routeAccess, type AccessEntry } from './route-access.js';
 import apiKeyAuth from './api-key-auth.js';
 import gracefulClose from './graceful-close.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   readonly eventsToken?: string;
   /** What serves GET /events: the live feed, unless a carrier that cannot stream (Lambda) says otherwise. */
   readonly feed?: typeof feedRoute;
+  /** SDC_PUBLIC_URL: the base of links the server writes (public-links.ts); relative links when absent. */
+  readonly publicUrl?: string;
 }
 
 export interface TrustSettings extends LimitSettings {
@@ -69,7 +72,7 @@ function clientGone(request: { raw: { destroyed: boolean; complete: boolean; soc
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, feed = feedRoute, publicUrl }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -86,6 +89,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   // First of all, so that it sees every route: each must say who may call it.
   const access = routeAccess(app);
   app.decorate('accessTable', access.table);
+  app.decorate('publicUrl', publicUrl);
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     if (clientGone(request)) {
