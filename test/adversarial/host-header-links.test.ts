@@ -63,7 +63,7 @@ describe('links the server writes never come from the Host header', () => {
       );
       expect(answered).toBeGreaterThan(GENERATED_HOSTS / 2);
       recordFigures(`host-header-links-${which}`, { hosts_tried: GENERATED_HOSTS, answered_200: answered });
-    });
+    }, 120_000);
   }
 
   it('an absolute-form or //host request line names no host in the link either', async () => {
