@@ -77,8 +77,12 @@ export interface ObjectStore {
   presignPut(key: string, ttlSeconds: number, uploader?: string): string | Promise<string>;
   /** A signed, followable address of the bytes, valid for `ttlSeconds` (at once when signed here, as the local store's). */
   presignGet(key: string, ttlSeconds: number): string | Promise<string>;
-  /** Every stored object, in key order where the backend allows. */
-  list(): AsyncIterable<ObjectInfo>;
+  /**
+   * Every stored object, in key order where the backend allows. Entries the store refuses to
+   * read (the local store: symbolic links, which it never follows) are left out and told to
+   * `onRefused`, for the reconcile to report.
+   */
+  list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo>;
   /** Streams the object once to learn its size and SHA-256 (for indexing). */
   digest(key: string): Promise<ObjectDigest>;
   /** Liveness check for /readyz. */

@@ -13,7 +13,7 @@ import {
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
-import type { LocalObjectStore } from './local-object-store.js';
+import { StoreLinkError, type LocalObjectStore } from './local-object-store.js';
 import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -207,6 +207,8 @@ export class LocalMultipart implements MultipartUploads {
       await this.abort(key, uploadId);
       return { outcome: 'exists' };
     }
+    const through = this.store.linkOn(key);
+    if (through !== undefined) throw new StoreLinkError(key, through);
     const target = this.store.fileOf(key);
     const targetDir = dirname(target);
     await mkdir(targetDir, { recursive: true });
