@@ -139,6 +139,12 @@ export interface MultipartUploads {
   /** Largest file one upload in parts may store. */
   readonly maxSize: number;
   create(key: string, uploader?: string): Promise<string>;
+  /**
+   * NoSuchUploadError unless the upload is open for `key` and was opened by `uploader` (an API
+   * key's name; none without keys, when the unguessable id is the opener's secret). The service
+   * asks it before handing out part addresses, listing, completing or aborting.
+   */
+  checkOwner(key: string, uploadId: string, uploader?: string): Promise<void>;
   presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string>;
   /** The parts stored so far, by number (the newest copy of a part sent twice). NoSuchUploadError if none. */
   listParts(key: string, uploadId: string): Promise<UploadedPart[]>;
