@@ -105,17 +105,21 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   echoRequestId(app);
   const unmatched = unmatchedRoutes(app);
   // Plugins that add routes of their own (CORS preflight, the API description's page): public.
+  // CORS first: its headers are on every answer, refusals included (it answers preflights itself).
   await access.declare('public', () => registerCors(app, corsOrigin));
+  if (trust) {
+    // Key verification, then the rate limit (onRequest, app-wide): before every route but
+    // CORS's, so /metrics, the API description, 404 and 405 spend the budget too (rate-limit.ts).
+    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
+    await app.register(rateLimit, { perMinute: trust.rateLimit });
+  }
   await access.declare('public', () => registerOpenApi(app, ctx.mission));
 
   await app.register(gracefulClose);
   if (trust) {
-    // Metrics first, so refusals by the others are counted too.
+    // Metrics count every answer by its status (onResponse), refusals by the hooks above included.
     await app.register(metrics, { catalog: ctx.catalog });
-    // Key verification (onRequest), then the rate limit (each route's onRequest), then the
-    // key's verdict and the body limits (preParsing): see api-key-auth.ts and rate-limit.ts.
-    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
-    await app.register(rateLimit, { perMinute: trust.rateLimit });
+    // The key's verdict and the body limits (preParsing): see api-key-auth.ts and limits.ts.
     await app.register(limits, trust);
   }
   await app.register(apiRoutes(ctx));

@@ -49,6 +49,9 @@ function label(value: string): string {
  * HTTP series are written here; the process's default metrics and the catalog's size come
  * from prom-client's registry.
  */
+/** How often a scrape may count the catalog's records anew; between, the last count is answered. */
+export const CATALOG_COUNT_EVERY_MS = 60_000;
+
 async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sdc_' });
@@ -56,10 +59,17 @@ async function metricsPlugin(app: FastifyInstance, { catalog }: MetricsOptions):
     name: 'sdc_catalog_files',
     help: 'Records in the catalog',
     registers: [registry],
+    // Counting the whole catalog costs work proportional to the archive: at most once a
+    // CATALOG_COUNT_EVERY_MS, however often /metrics is scraped (docs/trust.md "Rate limit").
     async collect() {
-      this.set(await catalog.count({}));
+      if (Date.now() - counted.at >= CATALOG_COUNT_EVERY_MS) {
+        counted.at = Date.now();
+        counted.files = await catalog.count({});
+      }
+      this.set(counted.files);
     },
   });
+  const counted = { at: -Infinity, files: 0 };
 
   const routes: RouteCounts[] = [];
   // route -> method -> counts: the route pattern is the same string each time, so no key is built per request.
