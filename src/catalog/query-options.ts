@@ -49,6 +49,7 @@ const MAX_CURSOR_VALUE = 1024;
  */
 function cursorValueProblem(value: string): string | undefined {
   if (value.length > MAX_CURSOR_VALUE) return `its position is longer than any stored value (${MAX_CURSOR_VALUE} characters).`;
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused.
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'its position holds a NUL or another control character, which no record has.';
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return 'its position is not well-formed Unicode.';
   return undefined;
