@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { redactUrl } from './redact-url.js';
+import { maskApiKeys, redactUrl } from './redact-url.js';
 
 /** A request as the log shows it: method and URL with any signature masked, the client's address; no headers. */
 function serializeRequest(req: { method: string; url: string; remoteAddress?: string }) {
@@ -74,8 +74,12 @@ export function isOwnLogger(logger: object): boolean {
  * Request lines carry the request id; signed addresses appear with their signatures masked.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const stream = destination ?? stdoutHeld();
-  const logger = pino({ level, serializers: { req: serializeRequest } }, stream);
-  if (!(stream as unknown as Record<symbol, unknown>)[Symbol.for('pino.metadata')]) own.add(logger);
+  const target = destination ?? stdoutHeld();
+  const multistream = (target as unknown as Record<symbol, unknown>)[Symbol.for('pino.metadata')] === true;
+  // Every line, the access lines access-log.ts writes itself included, goes through here: an API
+  // key pasted anywhere (a URL, a path echoed in a message) reaches the log masked (docs/trust.md "Logs").
+  const stream: DestinationStream = multistream ? target : { write: (line: string) => target.write(maskApiKeys(line)) };
+  const logger = pino({ level, serializers: { req: serializeRequest }, ...(multistream ? { hooks: { streamWrite: maskApiKeys } } : {}) }, stream);
+  if (!multistream) own.add(logger);
   return logger;
 }

@@ -53,6 +53,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     eventsToken: config.eventsToken,
     trustedProxies: config.trustedProxies,
     ...(config.eventsTokenPrevious === undefined ? {} : { eventsTokenPrevious: config.eventsTokenPrevious }),
+    publicUrl: config.publicUrl,
   });
   try {
     await app.listen({ port: config.port, host: config.host });

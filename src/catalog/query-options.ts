@@ -39,6 +39,26 @@ export function encodeCursor(sort: QuerySort, position: QueryPosition): string {
   return Buffer.from(JSON.stringify([sort.descending ? `-${sort.field}` : sort.field, position.key, position.file_path])).toString('base64url');
 }
 
+/** Longest value a cursor may carry: far above any stored path or field (names are short). */
+const MAX_CURSOR_VALUE = 1024;
+
+/**
+ * A value a cursor may carry: no NUL or other control character (PostgreSQL's text refuses
+ * NUL, SQLite would take it: both engines must give one answer), no unpaired surrogate (not
+ * UTF-8, so each driver would mend it its own way), not longer than any stored value.
+ */
+function cursorValueProblem(value: string): string | undefined {
+  if (value.length > MAX_CURSOR_VALUE) return `its position is longer than any stored value (${MAX_CURSOR_VALUE} characters).`;
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused.
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'its position holds a NUL or another control character, which no record has.';
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return 'its position is not well-formed Unicode.';
+  return undefined;
+}
+
+/**
+ * The position a cursor (or the feed's Last-Event-ID, the same encoding) names, or why it is
+ * refused: decoded and checked here once, for both catalog engines (docs/api.md "Paging").
+ */
 export function decodeCursor(cursor: string, sort: QuerySort): QueryPosition | string {
   let parsed: unknown;
   try {
@@ -53,5 +73,7 @@ export function decodeCursor(cursor: string, sort: QuerySort): QueryPosition | s
   if (sortName !== (sort.descending ? `-${sort.field}` : sort.field)) {
     return `this cursor belongs to sort=${sortName}; keep the other parameters of the first page.`;
   }
+  const problem = cursorValueProblem(key) ?? cursorValueProblem(filePath);
+  if (problem) return `expected a cursor exactly as a previous answer gave it (Link or X-Next-Cursor header); ${problem}`;
   return { key, file_path: filePath };
 }

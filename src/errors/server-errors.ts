@@ -26,6 +26,12 @@ export const UPLOAD_UNDER_WAY = declareError(
   409,
   (key: string) => `An upload of ${key} is already under way. If it fails, send the file again; if it succeeds, the file is stored.`,
 );
+/** The local store holds a symbolic link on the key's path: never followed, never written through (docs/trust.md). */
+export const STORE_LINK_REFUSED = declareError(
+  'SDC_STORE_LINK_REFUSED',
+  409,
+  (key: string, link: string) => `${key} cannot be stored: the store holds a symbolic link at ${link}, which this server never follows. Ask the operator to remove it.`,
+);
 export const OBJECT_TOO_LARGE = declareError(
   'SDC_OBJECT_TOO_LARGE',
   413,

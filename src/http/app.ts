@@ -17,6 +17,7 @@ import { requestLogFactory } from './request-log.js';
 import { coverageRoute } from './coverage-route.js';
 import { trustProxies } from './client-address.js';
 import { portalPlugin } from './portal-plugin.js';
+import './public-links.js';
 import { routeAccess, type AccessEntry } from './route-access.js';
 import apiKeyAuth from './api-key-auth.js';
 import gracefulClose from './graceful-close.js';
@@ -45,6 +46,8 @@ export interface AppOptions {
   readonly eventsTokenPrevious?: string;
   /** What serves GET /events: the live feed, unless a carrier that cannot stream (Lambda) says otherwise. */
   readonly feed?: typeof feedRoute;
+  /** SDC_PUBLIC_URL: the base of links the server writes (public-links.ts); relative links when absent. */
+  readonly publicUrl?: string;
 }
 
 export interface TrustSettings extends LimitSettings {
@@ -74,7 +77,7 @@ function clientGone(request: { raw: { destroyed: boolean; complete: boolean; soc
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, eventsTokenPrevious, trustedProxies = [], feed = feedRoute }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, eventsTokenPrevious, trustedProxies = [], feed = feedRoute, publicUrl }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -93,6 +96,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   // First of all, so that it sees every route: each must say who may call it.
   const access = routeAccess(app);
   app.decorate('accessTable', access.table);
+  app.decorate('publicUrl', publicUrl);
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     if (clientGone(request)) {
@@ -108,17 +112,21 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   echoRequestId(app);
   const unmatched = unmatchedRoutes(app);
   // Plugins that add routes of their own (CORS preflight, the API description's page): public.
+  // CORS first: its headers are on every answer, refusals included (it answers preflights itself).
   await access.declare('public', () => registerCors(app, corsOrigin));
+  if (trust) {
+    // Key verification, then the rate limit (onRequest, app-wide): before every route but
+    // CORS's, so /metrics, the API description, 404 and 405 spend the budget too (rate-limit.ts).
+    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
+    await app.register(rateLimit, { perMinute: trust.rateLimit });
+  }
   await access.declare('public', () => registerOpenApi(app, ctx.mission));
 
   await app.register(gracefulClose);
   if (trust) {
-    // Metrics first, so refusals by the others are counted too.
+    // Metrics count every answer by its status (onResponse), refusals by the hooks above included.
     await app.register(metrics, { ctx });
-    // Key verification (onRequest), then the rate limit (each route's onRequest), then the
-    // key's verdict and the body limits (preParsing): see api-key-auth.ts and rate-limit.ts.
-    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
-    await app.register(rateLimit, { perMinute: trust.rateLimit });
+    // The key's verdict and the body limits (preParsing): see api-key-auth.ts and limits.ts.
     await app.register(limits, trust);
   }
   await app.register(apiRoutes(ctx));

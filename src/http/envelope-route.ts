@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Envelope, QueryRequestInfo, ServiceContext } from '../service/index.js';
 import { sendEnvelope } from './envelope-reply.js';
+import { linkToRequest } from './public-links.js';
 
 /** The wildcard tail of `/upload/*` or `/download/*`; '' for the bare route. */
 export function pathParam(request: FastifyRequest): string {
@@ -13,13 +14,13 @@ export function queryPairs(url: string): [string, string][] {
   return q < 0 ? [] : [...new URLSearchParams(url.slice(q + 1))];
 }
 
-/** What a query needs of the request beyond its parameters: Accept, and its URL for the next page's Link. */
+/** What a query needs of the request beyond its parameters: Accept, and its address for the next page's Link. */
 export function queryInfo(request: FastifyRequest): QueryRequestInfo {
   return {
     accept: request.headers.accept,
     // Built only when read: only an answer with a next page needs it.
     get url() {
-      return `${request.protocol}://${request.host}${request.url}`;
+      return linkToRequest(request);
     },
   };
 }

@@ -5,6 +5,7 @@ import { FEED_FULL, INVALID_QUERY, raise, TOO_MANY_FEEDS } from '../errors/index
 import { queryPairs } from './api-routes.js';
 import { sendError } from './error-answer.js';
 import { clientAddress } from './client-address.js';
+import { FeedSlots, feedSource } from './feed-slots.js';
 import { eventsSchema } from './query-schemas.js';
 
 /** Comment line sent when idle, so proxies keep the connection open. */
@@ -13,9 +14,9 @@ const HEARTBEAT_MS = 15_000;
 const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 
 /**
- * Open feeds at once, per client address and in all. Each polls the catalog twice a
- * second for as long as it is open, so their number is what bounds that work: a client
- * needs one feed per filter, not hundreds.
+ * Open feeds at once, per source (an IPv4 address or an IPv6 /64: feed-slots.ts) and in all.
+ * Each polls the catalog twice a second for as long as it is open, so their number is what
+ * bounds that work: a client needs one feed per filter, not hundreds.
  */
 export const MAX_FEEDS_PER_ADDRESS = 8;
 const MAX_FEEDS = 512;
@@ -28,7 +29,7 @@ export function feedRoute(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     // Open feeds never finish by themselves: end them when the server closes.
     const open = new Set<AbortController>();
-    const perAddress = new Map<string, number>();
+    const slots = new FeedSlots<AbortController>(MAX_FEEDS, MAX_FEEDS_PER_ADDRESS);
     app.addHook('preClose', async () => {
       for (const feed of open) feed.abort();
     });
@@ -41,18 +42,14 @@ export function feedRoute(ctx: ServiceContext) {
       // HEAD (Fastify's automatic one) says what a GET would open, and ends: a feed never does.
       if (request.method === 'HEAD') return reply.code(200).type(EVENT_STREAM).header('Cache-Control', 'no-cache').send();
 
-      const client = clientAddress(request);
-      const mine = perAddress.get(client) ?? 0;
-      if (mine >= MAX_FEEDS_PER_ADDRESS) {
-        return sendError(reply, TOO_MANY_FEEDS.create(MAX_FEEDS_PER_ADDRESS));
-      }
-      if (open.size >= MAX_FEEDS) {
-        return sendError(reply, raise(FEED_FULL, [], { headers: { 'Retry-After': '30' } }));
-      }
-
+      const source = feedSource(clientAddress(request));
       const abort = new AbortController();
+      const admission = slots.admit(source, abort);
+      if (admission.kind === 'too-many') return sendError(reply, TOO_MANY_FEEDS.create(MAX_FEEDS_PER_ADDRESS));
+      if (admission.kind === 'full') return sendError(reply, raise(FEED_FULL, [], { headers: { 'Retry-After': '30' } }));
+      // A newcomer took the slot of the largest holder's oldest feed: that one ends (its client resumes).
+      admission.evicted?.abort();
       open.add(abort);
-      perAddress.set(client, mine + 1);
       request.raw.on('close', () => abort.abort());
       reply.hijack();
       const out = reply.raw;
@@ -81,9 +78,7 @@ export function feedRoute(ctx: ServiceContext) {
       } finally {
         clearInterval(heartbeat);
         open.delete(abort);
-        const left = (perAddress.get(client) ?? 1) - 1;
-        if (left === 0) perAddress.delete(client);
-        else perAddress.set(client, left);
+        slots.release(source, abort);
         out.end();
       }
     });

@@ -50,6 +50,9 @@ function label(value: string): string {
  * HTTP series are written here; the process's default metrics and the catalog's size come
  * from prom-client's registry.
  */
+/** How often a scrape may count the catalog's records anew; between, the last count is answered. */
+export const CATALOG_COUNT_EVERY_MS = 60_000;
+
 async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sdc_' });
@@ -59,9 +62,16 @@ async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Pro
     name: 'sdc_catalog_files',
     help: 'Records in the catalog (absent while the catalog does not answer)',
     registers: [registry],
+    // Counting the whole catalog costs work proportional to the archive: at most once a
+    // CATALOG_COUNT_EVERY_MS, however often /metrics is scraped (docs/trust.md "Rate limit").
     async collect() {
+      // Between counts the last count stands; while the catalog does not answer, it is left out.
       try {
-        this.set(await withinCheckTime(() => ctx.catalog.count({})));
+        if (Date.now() - counted.at >= CATALOG_COUNT_EVERY_MS) {
+          counted.files = await withinCheckTime(() => ctx.catalog.count({}));
+          counted.at = Date.now();
+        }
+        this.set(counted.files);
       } catch {
         this.reset();
       }
@@ -78,6 +88,7 @@ async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Pro
       this.set({ dependency: 'store' }, results.store === 'ok' ? 1 : 0);
     },
   });
+  const counted = { at: -Infinity, files: 0 };
 
   const routes: RouteCounts[] = [];
   // route -> method -> counts: the route pattern is the same string each time, so no key is built per request.

@@ -27,7 +27,7 @@ export function multipartRoutes(ctx: ServiceContext) {
       options,
       envelopeRoute(ctx, (c, request) => {
         const { uploadId, size } = query(request);
-        if (uploadId !== undefined) return completeMultipart(c, pathParam(request), uploadId, request.body);
+        if (uploadId !== undefined) return completeMultipart(c, pathParam(request), uploadId, request.body, request.apiKeyName);
         if (size !== undefined && !/^\d{1,16}$/.test(size)) return failure(INVALID_MULTIPART_REQUEST.create("size: the file's size in bytes."));
         return startMultipart(c, pathParam(request), request.apiKeyName, size === undefined ? undefined : Number(size));
       }),
@@ -37,7 +37,7 @@ export function multipartRoutes(ctx: ServiceContext) {
       options,
       envelopeRoute(ctx, (c, request) => {
         const { uploadId, parts } = query(request);
-        return uploadId === undefined ? uploadIdMissing() : multipartAddresses(c, pathParam(request), uploadId, parts);
+        return uploadId === undefined ? uploadIdMissing() : multipartAddresses(c, pathParam(request), uploadId, parts, request.apiKeyName);
       }),
     );
     app.delete(
@@ -45,7 +45,7 @@ export function multipartRoutes(ctx: ServiceContext) {
       options,
       envelopeRoute(ctx, (c, request) => {
         const { uploadId } = query(request);
-        return uploadId === undefined ? uploadIdMissing() : abortMultipart(c, pathParam(request), uploadId);
+        return uploadId === undefined ? uploadIdMissing() : abortMultipart(c, pathParam(request), uploadId, request.apiKeyName);
       }),
     );
   };

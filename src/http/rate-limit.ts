@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { RATE_LIMITED } from '../errors/index.js';
 import { clientAddress } from './client-address.js';
@@ -37,9 +37,8 @@ interface Window {
  * @fastify/rate-limit's in-memory store (which this replaced: its hook made four promises a
  * request), in one synchronous hook.
  *
- * The hook is added to each route registered after this plugin (as the package did), on the
- * route's own onRequest: after the app-wide key verification and before the key is enforced,
- * so refused key checks are counted too.
+ * The hook is app-wide: after the key verification and before the key is enforced, so
+ * refused key checks are counted too, and every answer, whatever the route, spends a budget.
  */
 async function rateLimitPlugin(app: FastifyInstance, { perMinute }: RateLimitOptions): Promise<void> {
   if (perMinute === 0) return;
@@ -76,11 +75,10 @@ async function rateLimitPlugin(app: FastifyInstance, { perMinute }: RateLimitOpt
     done(RATE_LIMITED.create(max, reset));
   };
 
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const hooks = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    // A GET's HEAD twin may come with the GET's hooks: counted once all the same.
-    if (!hooks.includes(limit)) route.onRequest = [...hooks, limit];
-  });
+  // App-wide (this plugin is not encapsulated), after the key verification's own hook: every
+  // route spends the budget, those registered before this plugin (metrics, the API
+  // description, CORS preflights) and the answers of no route (404, 405) included.
+  app.addHook('onRequest', limit);
 }
 
 export default fp(rateLimitPlugin, { name: 'sdc-rate-limit' });

@@ -123,6 +123,11 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     app.get('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       const key = authorize(request, reply, 'GET');
       if (key === undefined) return reply;
+      // Never served through a symbolic link planted in the store (send would follow it).
+      if (store.linkOn(key) !== undefined) {
+        request.log.warn({ file_path: key }, 'download refused: the store holds a symbolic link on its path');
+        return sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)));
+      }
       const result = await send(request.raw, encodeURI(key), {
         root: store.root,
         dotfiles: 'deny',

@@ -34,7 +34,6 @@ export function requestFromV1(event: APIGatewayProxyEvent): CarriedRequest {
       ...(event.body == null ? {} : { payload: event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body }),
     },
     clientBase: baseUrl(header(event.headers, 'x-forwarded-proto'), event.requestContext.domainName ?? host, prefix.replace(/\/$/, '')),
-    appBase: `http://${host}`,
   };
 }
 

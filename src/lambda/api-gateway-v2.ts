@@ -27,7 +27,6 @@ export function requestFromV2(event: APIGatewayProxyEventV2): CarriedRequest {
       ...(event.body === undefined ? {} : { payload: event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body }),
     },
     clientBase: baseUrl(header(event.headers, 'x-forwarded-proto'), event.requestContext.domainName, prefix),
-    appBase: `http://${host}`,
   };
 }
 

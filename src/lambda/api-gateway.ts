@@ -12,8 +12,6 @@ export interface CarriedRequest {
    * (a query's Link to its next page) are put back under this base.
    */
   readonly clientBase: string;
-  /** The base the app saw: `http://<Host header>`. */
-  readonly appBase: string;
 }
 
 /** A whole answer, headers as the app set them (lower-case names). */
@@ -79,9 +77,9 @@ export function wholeAnswer(response: InjectResponse, request: CarriedRequest): 
     headers[name] = Array.isArray(value) ? value.map(String) : String(value);
   }
   const link = headers.link;
-  if (typeof link === 'string' && request.clientBase !== request.appBase) {
-    headers.link = link.split(`<${request.appBase}/`).join(`<${request.clientBase}/`);
-  }
+  // The app writes a relative link unless SDC_PUBLIC_URL is set: resolve it against the
+  // address the gateway says the client called (its own domain name and stage, not a header).
+  if (typeof link === 'string') headers.link = link.replace(/^<\//, `<${request.clientBase}/`);
   return { statusCode: response.statusCode, headers, body: response.rawPayload };
 }
 

@@ -10,7 +10,7 @@ export interface LambdaAppOptions {
   /** The settings `sdc serve` reads (keys, CORS, limits, events token), from the same variables. */
   readonly config: Pick<
     ServerConfig,
-    'corsOrigin' | 'requireKeys' | 'readNeedsKey' | 'rateLimit' | 'maxObjectSize' | 'requestTimeout' | 'idleTimeout' | 'eventsToken' | 'eventsTokenPrevious'
+    'corsOrigin' | 'requireKeys' | 'readNeedsKey' | 'rateLimit' | 'maxObjectSize' | 'requestTimeout' | 'idleTimeout' | 'eventsToken' | 'eventsTokenPrevious' | 'publicUrl'
   >;
   readonly logger?: FastifyBaseLogger;
   /** Largest body one answer may carry (tests make it small). */
@@ -33,6 +33,7 @@ export async function buildLambdaApp({ ctx, config, logger, maxBodyBytes = MAX_L
     corsOrigin: config.corsOrigin,
     trust: { ...config, keys: ctx.catalog.keys() },
     eventsToken: config.eventsToken,
+    publicUrl: config.publicUrl,
     ...(config.eventsTokenPrevious === undefined ? {} : { eventsTokenPrevious: config.eventsTokenPrevious }),
     feed: feedNotServedRoute,
   });

@@ -23,7 +23,7 @@ export function makeReconcileHandler(context: () => Promise<ServiceContext>) {
       },
     });
     ctx.log.info({ indexed: report.indexed, refused: report.refused, deferred: report.deferred, skipped: report.skipped, missing }, 'reconcile');
-    return { indexed: report.indexed, refused: report.refused, deferred: report.deferred, skipped: report.skipped, missing, firstMissing };
+    return { indexed: report.indexed, refused: report.refused, deferred: report.deferred, skipped: report.skipped, refusedLinks: report.refusedLinks, missing, firstMissing };
   };
 }
 

@@ -1,5 +1,5 @@
 import { resolveRequestPath } from '../mission/index.js';
-import { type CompletedPart, type MultipartUploads, type WriteGuard } from '../store/index.js';
+import { NoSuchUploadError, type CompletedPart, type MultipartUploads, type WriteGuard } from '../store/index.js';
 import { ALREADY_EXISTS, FILE_TOO_LARGE, INVALID_MULTIPART_REQUEST, MULTIPART_NOT_OFFERED, NOT_A_FILE_PATH, UPLOAD_UNDER_WAY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
@@ -60,10 +60,13 @@ export async function startMultipart(ctx: ServiceContext, requestPath: string, u
 }
 
 /**
+ * Every call on an open upload names its id and comes with the caller's API key (none without
+ * keys): an upload opened with another key answers 404 as an unknown one (docs/trust.md).
+ *
  * GET /uploads/{path}?uploadId=&parts=: the parts stored so far (`uploaded`, for a client
  * resuming) and signed PUT addresses of the parts asked for (`parts`, e.g. `1-16` or `3,7`).
  */
-export async function multipartAddresses(ctx: ServiceContext, requestPath: string, uploadId: string, wanted: string | undefined): Promise<Envelope> {
+export async function multipartAddresses(ctx: ServiceContext, requestPath: string, uploadId: string, wanted: string | undefined, caller?: string): Promise<Envelope> {
   const parts = partsOf(ctx);
   if (!('create' in parts)) return parts;
   const path = storedPath(ctx, requestPath);
@@ -72,6 +75,7 @@ export async function multipartAddresses(ctx: ServiceContext, requestPath: strin
   if (numbers === undefined) {
     return failure(INVALID_MULTIPART_REQUEST.create(`parts: a list of part numbers from 1 to ${parts.maxParts} such as 1-16 or 3,7, at most ${MAX_ADDRESSES_PER_REQUEST} at a time.`));
   }
+  await parts.checkOwner(path, uploadId, caller);
   const uploaded = await parts.listParts(path, uploadId);
   const addresses = await Promise.all(
     numbers.map(async (partNumber) => ({ partNumber, url: await parts.presignPart(path, uploadId, partNumber, ctx.uploadTtl) })),
@@ -87,13 +91,14 @@ export async function multipartAddresses(ctx: ServiceContext, requestPath: strin
  * promotion of the name to end (or its lease to expire), and a completion that cannot get
  * the lease in time answers 409 "under way", leaving its upload to be completed again.
  */
-export async function completeMultipart(ctx: ServiceContext, requestPath: string, uploadId: string, body: unknown): Promise<Envelope> {
+export async function completeMultipart(ctx: ServiceContext, requestPath: string, uploadId: string, body: unknown, caller?: string): Promise<Envelope> {
   const parts = partsOf(ctx);
   if (!('create' in parts)) return parts;
   const path = storedPath(ctx, requestPath);
   if (typeof path !== 'string') return path;
   const list = completedParts(body);
   if (list === undefined) return failure(INVALID_MULTIPART_REQUEST.create('Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.'));
+  await parts.checkOwner(path, uploadId, caller);
   // While another holds the name: once the name is taken, this upload has lost (no lease needed to say so).
   const takenMeanwhile = async () => ((await ctx.catalog.has(path)) || (await ctx.store.head(path)) ? 'taken' : undefined);
   const run = await underNameLease(ctx, path, LONG_LEASE_WAIT_MS, (guard) => completeHeld(ctx, parts, path, uploadId, list, guard), takenMeanwhile);
@@ -134,11 +139,18 @@ async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: 
 }
 
 /** DELETE /uploads/{path}?uploadId=: drops an open upload and its parts. */
-export async function abortMultipart(ctx: ServiceContext, requestPath: string, uploadId: string): Promise<Envelope> {
+export async function abortMultipart(ctx: ServiceContext, requestPath: string, uploadId: string, caller?: string): Promise<Envelope> {
   const parts = partsOf(ctx);
   if (!('create' in parts)) return parts;
   const path = storedPath(ctx, requestPath);
   if (typeof path !== 'string') return path;
+  try {
+    await parts.checkOwner(path, uploadId, caller);
+  } catch (err) {
+    // Absent already is fine (abort is idempotent); another's upload is not touched, and looks absent.
+    if (err instanceof NoSuchUploadError) return { statusCode: 204, body: '' };
+    throw err;
+  }
   await parts.abort(path, uploadId);
   return { statusCode: 204, body: '' };
 }

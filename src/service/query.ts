@@ -9,7 +9,7 @@ import type { ServiceContext } from './service-context.js';
 export interface QueryRequestInfo {
   /** The Accept header, to choose a representation when `format` is absent. */
   readonly accept?: string;
-  /** The request's absolute URL, to build the `Link` to the next page. */
+  /** The request's address (absolute under the public URL, or path-relative), to build the `Link` to the next page. */
   readonly url?: string;
 }
 
@@ -76,11 +76,12 @@ function formatFromAccept(accept: string | undefined): QueryFormat {
   return (chosen === null ? undefined : ACCEPTED[chosen]) ?? 'json';
 }
 
-/** The same request with `cursor` set; relative (`?...`) when the absolute URL is unknown. */
+/** The same request with `cursor` set: absolute when `url` is, else relative (`?...` when unknown). */
 function nextPageUrl(url: string | undefined, cursor: string): string {
   const u = new URL(url ?? '/query', 'http://relative.invalid');
   u.searchParams.set('cursor', cursor);
-  return url ? u.toString() : `${u.search}`;
+  if (url === undefined) return u.search;
+  return /^https?:\/\//i.test(url) ? u.toString() : `${u.pathname}${u.search}`;
 }
 
 async function* iterate<T>(items: readonly T[]): AsyncIterable<T> {

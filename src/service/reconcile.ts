@@ -14,6 +14,8 @@ export interface ReconcileReport {
   readonly skipped: number;
   /** Records whose object is missing from the store: reported, never deleted (empty when `onMissing` took them). */
   readonly missing: readonly string[];
+  /** Entries the store refused to read (the local store: symbolic links): reported, never followed nor indexed. */
+  readonly refusedLinks: number;
 }
 
 export interface ReconcileOptions {
@@ -123,8 +125,14 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
     if (pending.length >= INDEX_BATCH || (pending.length > 0 && Date.now() - pendingSince >= INDEX_EVERY_MS)) await indexPending();
     report();
   };
+  let refusedLinks = 0;
+  const firstLinks: string[] = [];
+  const onRefused = (key: string) => {
+    refusedLinks++;
+    if (firstLinks.length < 10) firstLinks.push(key);
+  };
   try {
-    for await (const object of ctx.store.list()) {
+    for await (const object of ctx.store.list(onRefused)) {
       objects++;
       while (!record.done && byteOrder(record.value, object.key) < 0) await checkRecord(record.value);
       if (!record.done && record.value === object.key) {
@@ -148,5 +156,6 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
   while (!record.done) await checkRecord(record.value);
 
   if (missingCount > 0) ctx.log.warn({ count: missingCount, first: firstMissing }, 'reconcile: records without objects');
-  return { indexed, skipped, missing, refused: staged.refused, deferred: staged.deferred };
+  if (refusedLinks > 0) ctx.log.warn({ count: refusedLinks, first: firstLinks }, 'reconcile: symbolic links in the store, not followed (remove them; docs/trust.md)');
+  return { indexed, skipped, missing, refused: staged.refused, deferred: staged.deferred, refusedLinks };
 }

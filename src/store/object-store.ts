@@ -96,8 +96,12 @@ export interface ObjectStore {
   presignPut(key: string, ttlSeconds: number, uploader?: string): string | Promise<string>;
   /** A signed, followable address of the bytes, valid for `ttlSeconds` (at once when signed here, as the local store's). */
   presignGet(key: string, ttlSeconds: number): string | Promise<string>;
-  /** Every stored object, in key order where the backend allows. */
-  list(): AsyncIterable<ObjectInfo>;
+  /**
+   * Every stored object, in key order where the backend allows. Entries the store refuses to
+   * read (the local store: symbolic links, which it never follows) are left out and told to
+   * `onRefused`, for the reconcile to report.
+   */
+  list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo>;
   /** Streams the object once to learn its size and SHA-256 (for indexing). */
   digest(key: string): Promise<ObjectDigest>;
   /** Liveness check for /readyz. */
@@ -159,6 +163,12 @@ export interface MultipartUploads {
   /** Largest file one upload in parts may store. */
   readonly maxSize: number;
   create(key: string, uploader?: string): Promise<string>;
+  /**
+   * NoSuchUploadError unless the upload is open for `key` and was opened by `uploader` (an API
+   * key's name; none without keys, when the unguessable id is the opener's secret). The service
+   * asks it before handing out part addresses, listing, completing or aborting.
+   */
+  checkOwner(key: string, uploadId: string, uploader?: string): Promise<void>;
   presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string>;
   /** The parts stored so far, by number (the newest copy of a part sent twice). NoSuchUploadError if none. */
   listParts(key: string, uploadId: string): Promise<UploadedPart[]>;

@@ -54,9 +54,19 @@ export interface WireRecord {
   readonly uploader?: string;
 }
 
-/** RFC 4180: a cell holding a comma, quote, CR or LF is quoted, its quotes doubled; absent is empty. */
+/** A cell a spreadsheet would take for a formula: it begins with =, +, -, @, tab or CR (OWASP "CSV Injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180: a cell holding a comma, quote, CR or LF is quoted, its quotes doubled; absent is
+ * empty. A text cell a spreadsheet would evaluate (a descriptor such as `-1-67051`) is written
+ * with a `'` in front, quoted, as OWASP advises, so it is shown, not run (docs/api.md "CSV").
+ * Both the server's `format=csv` and `sdc query --output csv` write cells here; JSON and NDJSON
+ * keep every value exact.
+ */
 export function csvCell(value: unknown): string {
   const text = value === undefined || value === null ? '' : String(value);
+  if (typeof value === 'string' && FORMULA_START.test(text)) return `"'${text.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

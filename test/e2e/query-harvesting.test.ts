@@ -76,7 +76,8 @@ describe('query for harvesters: pages, since, latest, overlap, formats', () => {
       await server.ctx.catalog.insertMany(extra);
       pages++;
       const link = res.headers.get('link');
-      url = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
+      // The link is relative (no SDC_PUBLIC_URL): resolved against the address called.
+      url = link ? new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!, base).href : undefined;
     }
     expect(pages).toBeGreaterThanOrEqual(10);
     expect(new Set(seen).size).toBe(seen.length); // nothing twice
@@ -90,7 +91,7 @@ describe('query for harvesters: pages, since, latest, overlap, formats', () => {
     const pageA = (await a.json()) as FileRecord[];
     expect(pageA.map((r) => r.start_date)).toEqual(['20240111', '20240110']);
     const next = /^<([^>]+)>/.exec(a.headers.get('link')!)![1]!;
-    const rest = (await (await fetch(next)).json()) as FileRecord[];
+    const rest = (await (await fetch(new URL(next, base))).json()) as FileRecord[];
     expect(rest.map((r) => r.start_date)).toEqual(['20240110', '20240110']);
     expect(new Set([...pageA, ...rest].map((r) => r.file_path)).size).toBe(4);
     const cursor = a.headers.get('x-next-cursor')!;

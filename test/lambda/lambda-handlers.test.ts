@@ -157,7 +157,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
     const lost = 'imap/hit/l1a/2024/02/imap_hit_l1a_sci_20240201_20240201_v00-01.cdf';
     await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: lost, Body: 'no event came' }));
     await store.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: PATH.replace('v00-01', 'v00-02') }));
-    expect(await reconcile()).toEqual({ indexed: 1, refused: 0, deferred: 0, skipped: 1, missing: 1, firstMissing: [PATH.replace('v00-01', 'v00-02')] });
+    expect(await reconcile()).toEqual({ indexed: 1, refused: 0, deferred: 0, skipped: 1, refusedLinks: 0, missing: 1, firstMissing: [PATH.replace('v00-01', 'v00-02')] });
     expect(JSON.parse((await api(v2Event('/query', 'instrument=hit'))).body)).toMatchObject([{ file_path: lost }]);
   });
 

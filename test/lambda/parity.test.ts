@@ -52,7 +52,8 @@ function normalise(answer: Answer, base: string): { status: number; headers: Rec
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
     if (IGNORED.includes(name)) continue;
-    headers[name] = BY_PRESENCE.includes(name) ? '<present>' : value.replace(STAGING_ID, '/<staging id>?').replace(SIGNED, '?<signed>').split(`<${base}/`).join('<BASE/');
+    // The server's next-page link is relative (no SDC_PUBLIC_URL); the Lambda's is under the gateway's base.
+    headers[name] = BY_PRESENCE.includes(name) ? '<present>' : value.replace(STAGING_ID, '/<staging id>?').replace(SIGNED, '?<signed>').split(`<${base}/`).join('<BASE/').replace(/^<\//, '<BASE/');
   }
   const text = answer.body.toString('utf8');
   return { status: answer.status, headers, body: /[\uFFFD]/.test(text) ? answer.body.toString('base64') : text.replace(STAGING_ID, '/<staging id>?').replace(SIGNED, '?<signed>') };

@@ -129,7 +129,7 @@ describe('crash consistency: SIGKILL in the middle of PUTs', () => {
     try {
       const store = new LocalObjectStore(join(home, 'store'), new UrlSigner(Buffer.from('unused')), () => 'http://unused');
       const report = await reconcile({ mission: IMAP_MISSION, catalog, store, uploadTtl: 60, downloadTtl: 60, log: pino({ level: 'silent' }) });
-      expect(report).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0, deferred: 0 });
+      expect(report).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
     } finally {
       await catalog.close();
     }

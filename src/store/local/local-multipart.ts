@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link, mkdir, opendir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   InvalidPartsError,
@@ -13,7 +13,7 @@ import {
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
-import type { LocalObjectStore } from './local-object-store.js';
+import { StoreLinkError, UploadUnderWayError, type LocalObjectStore } from './local-object-store.js';
 import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -21,9 +21,19 @@ import type { UrlSigner } from './url-signer.js';
 export const MULTIPART_DIR = '.multipart';
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const PART_FILE = /^(\d{5})\.([0-9a-f]{64})$/;
-/** Open uploads older than this are dropped (at start-up and now and then on create). */
-export const DEFAULT_UPLOAD_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+/**
+ * Open uploads older than this take no more parts and are dropped (at start-up and now and
+ * then on create): a leaked part address is worth a day at most (docs/trust.md "Uploads in parts").
+ */
+export const DEFAULT_UPLOAD_LIFETIME_MS = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
+
+/** An open upload's part sizes: stored (one per part number) and arriving (bytes so far). */
+interface PartSizes {
+  readonly stored: Map<number, number>;
+  storedTotal: number;
+  readonly arriving: Map<number, number>;
+}
 
 interface UploadMeta {
   readonly key: string;
@@ -51,6 +61,12 @@ export class LocalMultipart implements MultipartUploads {
   private readonly completing = new Map<string, Promise<unknown>>();
   /** Part writes and completions under way (for a graceful close). */
   private readonly busy = new Set<Promise<unknown>>();
+  /**
+   * Per open upload: the size of each part stored (loaded from its folder on first use) and
+   * the bytes each part being written has received so far. A part's bytes count once (a part
+   * sent again replaces it), and stored plus arriving bytes never pass SDC_MAX_OBJECT_SIZE.
+   */
+  private readonly sizes = new Map<string, PartSizes>();
   private lastSweep = 0;
 
   constructor(
@@ -98,8 +114,18 @@ export class LocalMultipart implements MultipartUploads {
       throw err;
     }
     const meta = JSON.parse(text) as UploadMeta;
-    if (meta.key !== key) throw new NoSuchUploadError(key);
+    // Past its lifetime an upload is gone, swept or not yet: no part, listing or completion.
+    if (meta.key !== key || Date.now() - meta.created > this.lifetimeMs) throw new NoSuchUploadError(key);
     return meta;
+  }
+
+  /**
+   * NoSuchUploadError unless the upload is open for `key` and was opened by `uploader` (the
+   * API key's name; none without keys, when the unguessable id is the opener's secret).
+   */
+  async checkOwner(key: string, uploadId: string, uploader?: string): Promise<void> {
+    const meta = await this.meta(key, uploadId);
+    if ((meta.uploader ?? '') !== (uploader ?? '')) throw new NoSuchUploadError(key);
   }
 
   presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string> {
@@ -128,43 +154,88 @@ export class LocalMultipart implements MultipartUploads {
 
   /**
    * Stores one part from a stream; answers its ETag (the SHA-256 of its bytes). A part sent
-   * again is kept beside the earlier copy: completion takes the one whose ETag it names.
-   * However the source ends, the temporary file goes and its handle is closed.
+   * again replaces the earlier copy once whole (never kept beside it); one write per part at a
+   * time (a second meanwhile: UploadUnderWayError, before a byte is read); the parts' bytes
+   * together never pass SDC_MAX_OBJECT_SIZE (ObjectTooLargeError). However the source ends,
+   * the temporary file goes and its handle is closed.
    */
   writePart(key: string, uploadId: string, partNumber: number, source: Readable): Promise<string> {
+    const slot = `${uploadId}/${partNumber}`;
+    if (this.partsWriting.has(slot)) return Promise.reject(new UploadUnderWayError(`${key} (part ${partNumber})`));
+    this.partsWriting.add(slot);
     const input = detachable(source);
-    return this.track(this.writePartOnce(key, uploadId, partNumber, input));
+    const work = this.writePartOnce(key, uploadId, partNumber, input).finally(() => this.partsWriting.delete(slot));
+    return this.track(work);
+  }
+
+  /** Parts being written, as `<upload id>/<part number>`. */
+  private readonly partsWriting = new Set<string>();
+
+  /** The upload's part sizes, read from its folder the first time (the newest copy of each part). */
+  private async sizesOf(key: string, uploadId: string) {
+    let entry = this.sizes.get(uploadId);
+    if (!entry) {
+      const stored = new Map((await this.listParts(key, uploadId)).map((p) => [p.partNumber, p.size] as const));
+      entry = this.sizes.get(uploadId) ?? { stored, storedTotal: [...stored.values()].reduce((a, b) => a + b, 0), arriving: new Map() };
+      this.sizes.set(uploadId, entry);
+    }
+    return entry;
+  }
+
+  /** A meter for one part: fails once the upload's parts, this one's bytes so far included, pass the limit. */
+  private partMeter(entry: PartSizes, partNumber: number) {
+    const limit = this.store.maxObjectSize;
+    entry.arriving.set(partNumber, 0);
+    return new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        entry.arriving.set(partNumber, (entry.arriving.get(partNumber) ?? 0) + chunk.length);
+        // Parts stored, less those being sent again (replaced), plus every part arriving.
+        let total = entry.storedTotal;
+        for (const [n, size] of entry.arriving) total += size - (entry.stored.get(n) ?? 0);
+        done(total > limit ? new ObjectTooLargeError(limit) : null, chunk);
+      },
+    });
   }
 
   private async writePartOnce(key: string, uploadId: string, partNumber: number, input: ReturnType<typeof detachable>): Promise<string> {
     let temp: string | undefined;
+    let entry: PartSizes | undefined;
     try {
       if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > this.maxParts) {
         throw new InvalidPartsError(`Part numbers run from 1 to ${this.maxParts}.`);
       }
       await this.meta(key, uploadId);
       if (input.stream.errored) throw input.stream.errored;
+      entry = await this.sizesOf(key, uploadId);
       const dir = this.dirOf(uploadId);
       temp = tempFileIn(dir);
       const { meter, digest } = meteredDigest(this.maxPartSize);
       try {
-        await pipeline(input.stream, meter, tempFileWriter(temp));
+        await pipeline(input.stream, this.partMeter(entry, partNumber), meter, tempFileWriter(temp));
       } catch (err) {
         // The upload was completed or aborted meanwhile: its folder is gone.
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
         throw err;
       }
       await fsync(temp);
-      const etag = digest().sha256;
+      const { sha256: etag, size } = digest();
+      const prefix = `${String(partNumber).padStart(5, '0')}.`;
       try {
-        await rename(temp, join(dir, `${String(partNumber).padStart(5, '0')}.${etag}`));
+        await rename(temp, join(dir, `${prefix}${etag}`));
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
         throw err;
       }
       temp = undefined;
+      // The copy just stored replaces any earlier one of this part: one file per part number.
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (name.startsWith(prefix) && name !== `${prefix}${etag}` && PART_FILE.test(name)) await unlink(join(dir, name)).catch(() => undefined);
+      }
+      entry.storedTotal += size - (entry.stored.get(partNumber) ?? 0);
+      entry.stored.set(partNumber, size);
       return etag;
     } finally {
+      entry?.arriving.delete(partNumber);
       input.detach();
       if (temp !== undefined) await unlink(temp).catch(() => undefined);
     }
@@ -207,6 +278,8 @@ export class LocalMultipart implements MultipartUploads {
       await this.abort(key, uploadId);
       return { outcome: 'exists' };
     }
+    const through = this.store.linkOn(key);
+    if (through !== undefined) throw new StoreLinkError(key, through);
     const target = this.store.fileOf(key);
     const targetDir = dirname(target);
     await mkdir(targetDir, { recursive: true });
@@ -251,6 +324,7 @@ export class LocalMultipart implements MultipartUploads {
       throw err;
     }
     await rm(this.dirOf(uploadId), { recursive: true, force: true, maxRetries: 3 });
+    this.sizes.delete(uploadId);
   }
 
   /** Drops open uploads created more than the lifetime ago (or whose record is unreadable). */

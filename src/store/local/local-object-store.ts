@@ -1,9 +1,9 @@
-import { createReadStream, statSync } from 'node:fs';
-import { link, mkdir, opendir, rm, stat, unlink } from 'node:fs/promises';
+import { constants, lstatSync, type Stats } from 'node:fs';
+import { link, lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ServerError, UPLOAD_UNDER_WAY } from '../../errors/index.js';
+import { ServerError, STORE_LINK_REFUSED, UPLOAD_UNDER_WAY } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
@@ -51,17 +51,41 @@ export class LocalObjectStore implements ObjectStore {
    * A metadata lookup the kernel answers from its cache: done synchronously, it costs
    * microseconds, where the promise form costs a thread-pool hop and, for the usual
    * answer on upload ("absent"), an exception (14% of an upload request's time). Answered
-   * at once, without a promise.
+   * at once, without a promise. A key whose path passes a symbolic link has no object here:
+   * links are never followed (docs/trust.md).
    */
   head(key: string): ObjectInfo | undefined {
-    let s;
-    try {
-      s = statSync(this.fileOf(key), { throwIfNoEntry: false });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-      throw err;
+    const { stat, link } = this.pathStat(key);
+    return link === undefined && stat?.isFile() ? { key, size: stat.size, lastModified: stat.mtime } : undefined;
+  }
+
+  /**
+   * The key's file as lstat sees it, one part of the path at a time below the root, and the
+   * first part that is a symbolic link, if any (a planted link must not lead a read or a
+   * write outside the store); no `stat` when a part is missing.
+   */
+  private pathStat(key: string): { stat?: Stats; link?: string } {
+    this.fileOf(key); // refuses a key that could step outside the root
+    const parts = key.split('/');
+    let path = this.root;
+    let stat: Stats | undefined;
+    for (const [i, part] of parts.entries()) {
+      path = join(path, part);
+      try {
+        stat = lstatSync(path, { throwIfNoEntry: false });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return {};
+        throw err;
+      }
+      if (!stat) return {};
+      if (stat.isSymbolicLink()) return { link: parts.slice(0, i + 1).join('/') };
     }
-    return s?.isFile() ? { key, size: s.size, lastModified: s.mtime } : undefined;
+    return { stat };
+  }
+
+  /** The part of `key`'s path that is a symbolic link, if any (the store refuses to go through it). */
+  linkOn(key: string): string | undefined {
+    return this.pathStat(key).link;
   }
 
   presignPut(key: string, ttlSeconds: number, uploader?: string): string {
@@ -79,11 +103,11 @@ export class LocalObjectStore implements ObjectStore {
     return `${this.publicUrl()}/store/${path}?expires=${expires}${by}&signature=${this.signer.sign(method, key, expires, uploader)}`;
   }
 
-  async *list(): AsyncIterable<ObjectInfo> {
-    yield* this.walk(this.root, '');
+  async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
+    yield* this.walk(this.root, '', onRefused);
   }
 
-  private async *walk(dir: string, prefix: string): AsyncIterable<ObjectInfo> {
+  private async *walk(dir: string, prefix: string, onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
     let entries: string[];
     try {
       const handle = await opendir(dir);
@@ -95,17 +119,22 @@ export class LocalObjectStore implements ObjectStore {
     }
     for (const name of entries.sort()) {
       const file = join(dir, name);
-      const s = await stat(file);
+      // lstat: a symbolic link is reported, never followed (to a file or a folder outside the store).
+      const s = await lstat(file);
       const key = prefix + name;
-      if (s.isDirectory()) yield* this.walk(file, `${key}/`);
+      if (s.isSymbolicLink()) onRefused?.(key);
+      else if (s.isDirectory()) yield* this.walk(file, `${key}/`, onRefused);
       else if (s.isFile()) yield { key, size: s.size, lastModified: s.mtime };
     }
   }
 
   /** The bytes' size and SHA-256, with the uploader and ingestion date of the note beside them when it describes these bytes. */
   async digest(key: string): Promise<ObjectDigest> {
-    const file = this.fileOf(key);
-    const [digest, note] = await Promise.all([digestOf(createReadStream(file)), readNote(this.root, key)]);
+    const through = this.linkOn(key);
+    if (through !== undefined) throw new StoreLinkError(key, through);
+    // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
+    const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const [digest, note] = await Promise.all([digestOf(handle.createReadStream()), readNote(this.root, key)]);
     if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
     return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
   }
@@ -155,6 +184,8 @@ export class LocalObjectStore implements ObjectStore {
     try {
       const file = this.fileOf(key);
       const dir = dirname(file);
+      const through = this.linkOn(key);
+      if (through !== undefined) throw new StoreLinkError(key, through);
       // Taken: refused before a byte is read, unless it may be this uploader's own retry (its note names them).
       const retryOf = this.head(key) ? await readNote(this.root, key) : undefined;
       if (this.head(key) && (retryOf === undefined || retryOf.uploader !== uploader)) return { status: 'exists' };
@@ -231,5 +262,16 @@ export class UploadUnderWayError extends ServerError {
   override name = 'UploadUnderWayError';
   constructor(readonly key: string) {
     super(UPLOAD_UNDER_WAY.code, UPLOAD_UNDER_WAY.statusCode, UPLOAD_UNDER_WAY.message(key));
+  }
+}
+
+/** A key whose path passes a symbolic link in the store: refused, never followed (docs/trust.md). */
+export class StoreLinkError extends ServerError {
+  override name = 'StoreLinkError';
+  constructor(
+    readonly key: string,
+    readonly link: string,
+  ) {
+    super(STORE_LINK_REFUSED.code, STORE_LINK_REFUSED.statusCode, STORE_LINK_REFUSED.message(key, link));
   }
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -55,14 +55,25 @@ export class S3Multipart implements MultipartUploads {
     private readonly staging: S3Staging,
   ) {}
 
-  private parse(key: string, uploadId: string): { assemblyKey: string; s3Id: string } {
+  private parse(key: string, uploadId: string): { assemblyKey: string; s3Id: string; suffix: string } {
     const m = /^([0-9a-f]{24}):(.{1,1024})$/s.exec(uploadId);
     if (!m) throw new NoSuchUploadError(key);
-    return { assemblyKey: `${MULTIPART_PREFIX}${key}/${m[1]}`, s3Id: m[2]! };
+    return { assemblyKey: `${MULTIPART_PREFIX}${key}/${m[1]}`, s3Id: m[2]!, suffix: m[1]! };
+  }
+
+  /**
+   * The opener is written into the assembly key's suffix (12 random hex digits, then 12 of
+   * the SHA-256 of the API key's name): an id whose suffix is changed names another assembly
+   * key, which has no such S3 upload, so the owner cannot be forged by editing the id.
+   */
+  checkOwner(key: string, uploadId: string, uploader?: string): Promise<void> {
+    const { suffix } = this.parse(key, uploadId);
+    if (suffix.slice(12) !== ownerTag(uploader)) return Promise.reject(new NoSuchUploadError(key));
+    return Promise.resolve();
   }
 
   async create(key: string, uploader?: string): Promise<string> {
-    const suffix = randomBytes(12).toString('hex');
+    const suffix = `${randomBytes(6).toString('hex')}${ownerTag(uploader)}`;
     const out = await this.client.send(
       new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: `${MULTIPART_PREFIX}${key}/${suffix}`, Metadata: uploaderMetadata(uploader) }),
     );
@@ -161,4 +172,9 @@ function translate(err: unknown, key: string): unknown {
     return new InvalidPartsError(`The object store refused the parts (${err.name}).`);
   }
   return err;
+}
+
+/** 12 hex digits that name who opened an upload (see checkOwner). */
+function ownerTag(uploader: string | undefined): string {
+  return createHash('sha256').update(`uploader:${uploader ?? ''}`).digest('hex').slice(0, 12);
 }

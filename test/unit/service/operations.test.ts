@@ -222,9 +222,9 @@ describe('reconcile', () => {
     const { Readable } = await import('node:stream');
     await t.store.write(PATH, Readable.from([Buffer.from('abc')]));
     expect(await t.ctx.catalog.get(PATH)).toBeUndefined();
-    expect(await reconcile(t.ctx)).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0, deferred: 0 });
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
     expect(await t.ctx.catalog.get(PATH)).toMatchObject({ size: 3, sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' });
-    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0, deferred: 0 });
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
   });
 
   it('indexes many objects in batches, each one logged, beside records it already has and names it skips', async () => {
@@ -243,14 +243,14 @@ describe('reconcile', () => {
       info: ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof t.ctx.log.info,
     };
     const progress: number[] = [];
-    expect(await reconcile({ ...t.ctx, log }, { onProgress: (p) => progress.push(p.indexed) })).toEqual({ indexed: 2250, skipped: 1, missing: [], refused: 0, deferred: 0 });
+    expect(await reconcile({ ...t.ctx, log }, { onProgress: (p) => progress.push(p.indexed) })).toEqual({ indexed: 2250, skipped: 1, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
     expect(progress.at(-1)).toBe(2250);
     expect(new Set(logged)).toEqual(new Set(paths.filter((_, i) => i % 10 !== 0)));
     expect(logged).toHaveLength(2250);
     expect(await t.ctx.catalog.count({})).toBe(2500);
     expect(await t.ctx.catalog.get(paths[1]!)).toMatchObject({ size: paths[1]!.length });
     expect((await t.ctx.catalog.get(known[3]!))?.sha256).toBe('cd'.repeat(32));
-    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 1, missing: [], refused: 0, deferred: 0 });
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 1, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
 
     async function recordAt(path: string) {
       const { recordFor } = await import('../../../src/catalog/index.js');
@@ -282,7 +282,7 @@ describe('reconcile', () => {
       }
     };
     const progress: number[] = [];
-    expect(await reconcile({ ...t.ctx, store: slow }, { onProgress: (p) => progress.push(p.objects) })).toEqual({ indexed: 100, skipped: 0, missing: [], refused: 0, deferred: 0 });
+    expect(await reconcile({ ...t.ctx, store: slow }, { onProgress: (p) => progress.push(p.objects) })).toEqual({ indexed: 100, skipped: 0, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(DIGESTS_IN_FLIGHT);
     expect(progress.at(-1)).toBe(100);
@@ -312,7 +312,7 @@ describe('reconcile', () => {
     expect(reading).toBe(0);
     // Nothing of the failed run's batch was inserted; the next run indexes everything.
     expect(await t.ctx.catalog.count({})).toBe(0);
-    expect(await reconcile(t.ctx)).toEqual({ indexed: 40, skipped: 0, missing: [], refused: 0, deferred: 0 });
+    expect(await reconcile(t.ctx)).toEqual({ indexed: 40, skipped: 0, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
   });
 
   it('counts and logs as indexed only what it wrote when another writer indexes some of a batch first', async () => {
@@ -336,7 +336,7 @@ describe('reconcile', () => {
       info: ((o: { file_path?: string }, msg?: string) => void (msg === 'indexed' && logged.push(o.file_path!))) as typeof t.ctx.log.info,
     };
     const report = await reconcile({ ...t.ctx, catalog: racing, log });
-    expect(report).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0, deferred: 0 });
+    expect(report).toEqual({ indexed: 1, skipped: 0, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
     expect(logged).toEqual([PATH]);
     expect(await catalog.get(PATH)).toMatchObject({ size: 3 });
     expect(await catalog.get(other)).toMatchObject({ size: 4, ingestion_date: '2020-01-01T00:00:00.000Z' });
