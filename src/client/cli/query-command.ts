@@ -4,7 +4,8 @@ import type { QuerySort } from '../archive-record.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options.js';
 import { OUTPUT_FORMATS, writeRecords, type OutputFormat } from './record-output.js';
-import { describe } from './run-tally.js';
+import { describe, EXIT } from './run-tally.js';
+import { UnreachableError } from '../client-errors.js';
 
 interface QueryFlags extends ClientFlags, FilterFlags {
   readonly output: OutputFormat;
@@ -67,7 +68,7 @@ Examples:
         // The reader stopped reading (`sdc query | head`): that is its choice, not a failure.
         if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
         message(`sdc query: ${describe(err)}`);
-        process.exitCode = 1;
+        process.exitCode = err instanceof UnreachableError ? EXIT.unreachable : EXIT.failed;
       } finally {
         await client.close();
       }

@@ -49,7 +49,8 @@ Examples:
     )
     .action(async (flags: WatchFlags, command: Command) => {
       const message = (line: string) => process.stderr.write(`${line}\n`);
-      const { config, client } = openClient(command, flags, message);
+      // A watcher outlasts outages: it keeps reconnecting rather than giving up on the service.
+      const { config, client } = openClient(command, flags, message, { failFast: false });
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
