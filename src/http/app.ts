@@ -23,7 +23,7 @@ import limits, { serverLimits, type LimitSettings } from './limits.js';
 import metrics from './metrics.js';
 import rateLimit from './rate-limit.js';
 import { s3EventsRoute } from './s3-events-route.js';
-import { storeRoutes } from './store-routes.js';
+import { storeRoutes, validlySigned } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
 
 export interface AppOptions {
@@ -111,7 +111,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     // Key verification (onRequest), then the rate limit (each route's onRequest), then the
     // key's verdict and the body limits (preParsing): see api-key-auth.ts and rate-limit.ts.
     await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
-    await app.register(rateLimit, { perMinute: trust.rateLimit });
+    // Validly signed store requests spend no budget: their signing API request did (docs/client.md, "Pacing").
+    await app.register(rateLimit, { perMinute: trust.rateLimit, exempt: signedAddresses ? validlySigned(signedAddresses.signer) : undefined });
     await app.register(limits, trust);
   }
   await app.register(apiRoutes(ctx));

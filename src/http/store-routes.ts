@@ -20,6 +20,26 @@ interface StoreQuery {
 }
 
 /**
+ * True for a request to a signed store address whose signature holds (the address of a
+ * file or of a part). The rate limit lets these through uncounted: the API request that
+ * signed the address was counted already, and an S3 store's addresses never reach this
+ * server at all, so one file costs one request of the budget on every store (the
+ * measurements are in docs/client.md, "Pacing"). A bad signature is counted as usual.
+ */
+export function validlySigned(signer: UrlSigner) {
+  return (request: FastifyRequest): boolean => {
+    if ((request.routeOptions.config as { access?: string } | undefined)?.access !== 'signed') return false;
+    const key = (request.params as Record<string, string> | undefined)?.['*'] ?? '';
+    const { expires, signature, uploader, uploadId, partNumber = '' } = (request.query ?? {}) as StoreQuery;
+    if (request.method === 'PUT' && uploadId !== undefined) {
+      return /^\d{1,5}$/.test(partNumber) && signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature) === 'valid';
+    }
+    const method = request.method === 'PUT' ? 'PUT' : 'GET';
+    return signer.check(method, key, expires, signature, { uploader }) === 'valid';
+  };
+}
+
+/**
  * The local store's own signed addresses: `PUT /store/<key>` stores bytes (then
  * indexes them), `GET|HEAD /store/<key>` serves them with Range, ETag and
  * Last-Modified. Only a valid, unexpired signature for that method and key opens them.
