@@ -5,7 +5,7 @@ import { InvalidNameError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { downloadFile, type DownloadOptions, type DownloadResult } from './download-file.js';
 import { Transport } from './http-transport.js';
-import { watchFeed, type FeedEvent, type WatchOptions } from './live-feed.js';
+import type { FeedEvent, WatchOptions } from './live-feed.js';
 import { findRecord, queryPage, queryPages, queryRecords, type QueryPage } from './query-records.js';
 import { RequestPacer } from './request-pacing.js';
 import { DEFAULT_RETRY, type RetryListener, type RetryPolicy } from './retry.js';
@@ -119,8 +119,10 @@ export class Client {
    * }
    * ```
    */
-  watch(filter: QueryFilter = {}, options: WatchOptions = {}): AsyncIterable<FeedEvent> {
-    return watchFeed(this.ctx, filter, options);
+  async *watch(filter: QueryFilter = {}, options: WatchOptions = {}): AsyncIterable<FeedEvent> {
+    // Loaded on first use: only watchers need the event-stream parser (start-up of the other commands).
+    const { watchFeed } = await import('./live-feed.js');
+    yield* watchFeed(this.ctx, filter, options);
   }
 
   /** The record of one file (full stored path or bare name), or undefined. */
