@@ -123,7 +123,8 @@ export class Transport {
       }
       if (waited > maxWait && res.statusCode !== 429) return res;
       const text = (await readMessage(res)).trim().slice(0, 300);
-      throw new BusyError(`${what}: the service asks to come back later (${res.statusCode}): ${text}`, res.statusCode, wait);
+      // Past the bound, the whole wait is reported, so retry.ts does not wait again.
+      throw new BusyError(`${what}: the service asks to come back later (${res.statusCode}): ${text}`, res.statusCode, waited > maxWait ? waited : wait);
     }
   }
 
