@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 
 /** The package's version: package.json sits two folders up from src/cli and from dist/cli. */
@@ -39,6 +40,13 @@ const program = new Command('sdc')
 // The program's own options come before the command's name (enablePositionalOptions), so the
 // first argument is the command, or a program option such as --version or --help.
 const named = process.argv[2];
+if (named === 'query' || named === 'upload' || named === 'download' || named === 'watch') {
+  // The client's HTTP parser (undici's llhttp) is WebAssembly: V8 would optimise it on a
+  // background thread that the process then waits for at exit, ~0.8 s on the test machine for
+  // a one-page `sdc query`. The baseline compiler alone parses headers fast enough for a client;
+  // the figures are in docs/performance.md ("CLI start-up").
+  setFlagsFromString('--liftoff-only');
+}
 try {
   if (named !== undefined && Object.hasOwn(COMMANDS, named)) await COMMANDS[named]!(program);
   else if (named !== '-V' && named !== '--version') {
