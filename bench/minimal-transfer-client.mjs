@@ -2,6 +2,7 @@
 // `sdc upload` / `sdc download --query` (undici, `jobs` at once, no retries, no checks).
 //   node minimal-transfer-client.mjs upload <url> <dataDir> <jobs> <file...from stdin>
 //   node minimal-transfer-client.mjs download <url> <destDir> <jobs> <query string>
+/* global process, URL */
 import { createReadStream, createWriteStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
