@@ -20,6 +20,24 @@ interface StoreQuery {
 }
 
 /**
+ * The ETag of a stored file, strong: @fastify/send makes a weak one of size and mtime, but a
+ * stored file is written once under a temporary name, renamed into place and never replaced
+ * (docs/reliability.md), so its size and mtime name its bytes exactly. Caches and resumed
+ * downloads (If-Range) may then rely on it byte for byte.
+ */
+function strongEtag(etag: string): string {
+  return etag.startsWith('W/') ? etag.slice(2) : etag;
+}
+
+/**
+ * The media type of a stored file. CDF (NASA's Common Data Format) is not netCDF, which
+ * the usual tables map `.cdf` to; packet files and anything else are bytes.
+ */
+export function mediaTypeOf(fileName: string): string {
+  return fileName.toLowerCase().endsWith('.cdf') ? 'application/x-cdf' : 'application/octet-stream';
+}
+
+/**
  * True for a request to a signed store address whose signature holds (the address of a
  * file or of a part). The rate limit lets these through uncounted: the API request that
  * signed the address was counted already, and an S3 store's addresses never reach this
@@ -136,6 +154,9 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     app.get('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       const key = authorize(request, reply, 'GET');
       if (key === undefined) return reply;
+      // @fastify/send compares If-Range with its own (weak) form of the ETag: see strongEtag.
+      const ifRange = request.raw.headers['if-range'];
+      if (typeof ifRange === 'string' && ifRange.startsWith('"')) request.raw.headers['if-range'] = `W/${ifRange}`;
       const result = await send(request.raw, encodeURI(key), {
         root: store.root,
         dotfiles: 'deny',
@@ -154,9 +175,12 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
           : sendError(reply, new ServerError(FILE_UNREADABLE.code, status, FILE_UNREADABLE.message()));
       }
       const fileName = key.slice(key.lastIndexOf('/') + 1);
+      const headers = result.headers as Record<string, string>;
+      if (headers.ETag) headers.ETag = strongEtag(headers.ETag);
+      if (headers['Content-Type']) headers['Content-Type'] = mediaTypeOf(fileName);
       return reply
         .code(result.statusCode)
-        .headers(result.headers as Record<string, string>)
+        .headers(headers)
         .header('Content-Disposition', `attachment; filename="${fileName}"`)
         .send(result.stream);
     });
