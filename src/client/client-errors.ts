@@ -43,6 +43,14 @@ export class InvalidQueryError extends ClientError {
   readonly code = 'InvalidQuery';
 }
 
+/**
+ * The service refused an answer too large to send at once (`X-Error-Code:
+ * SDC_ANSWER_TOO_LARGE`, the Lambda carrier): `records()` then asks for it page by page.
+ */
+export class AnswerTooLargeError extends InvalidQueryError {
+  override name = 'AnswerTooLargeError';
+}
+
 export class NotFoundError extends ClientError {
   override name = 'NotFoundError';
   readonly code = 'NotFound';
