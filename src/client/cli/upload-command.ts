@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stateFileOf } from '../multipart-upload.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
@@ -47,7 +47,7 @@ Examples:
       let finished = 0;
       const onSignal = (signal: NodeJS.Signals) => {
         progress.stop();
-        stderr(interruptedMessage(finished, files.length, [...inFlight].map(stateFileOf).filter((state) => existsSync(state))));
+        stderr(interruptedMessage(finished, files.length, [...inFlight].map((file) => resolve(stateFileOf(file))).filter((state) => existsSync(state))));
         process.exit(signal === 'SIGINT' ? EXIT.interrupted : 143);
       };
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
