@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { QueryFilter, QueryParameters } from './archive-record.js';
 import { queryString } from './archive-record.js';
-import { BadResponseError, errorForStatus } from './client-errors.js';
+import { AnswerTooLargeError, BadResponseError, errorForStatus } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { discard, encodePath, readMessage } from './http-transport.js';
 
@@ -44,6 +44,7 @@ export interface OpenAnswer {
 /** GET /query: the open answer, a JSON array to be read as a stream. */
 export async function openQuery(ctx: ClientContext, query: QueryParameters): Promise<OpenAnswer> {
   const res = await ctx.transport.api(`/query${queryString(query)}`);
+  if (res.statusCode === 400 && header(res.headers['x-error-code']) === 'SDC_ANSWER_TOO_LARGE') throw new AnswerTooLargeError(await readMessage(res), 400);
   if (res.statusCode !== 200) throw errorForStatus('query', res.statusCode, await readMessage(res));
   if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) {
     await discard(res);

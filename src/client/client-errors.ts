@@ -10,6 +10,8 @@ export type ClientErrorCode =
   | 'Denied'
   | 'Server'
   | 'Network'
+  | 'Busy'
+  | 'Unreachable'
   | 'Integrity'
   | 'BadResponse'
   | 'LocalFile';
@@ -41,6 +43,14 @@ export class InvalidQueryError extends ClientError {
   readonly code = 'InvalidQuery';
 }
 
+/**
+ * The service refused an answer too large to send at once (`X-Error-Code:
+ * SDC_ANSWER_TOO_LARGE`, the Lambda carrier): `records()` then asks for it page by page.
+ */
+export class AnswerTooLargeError extends InvalidQueryError {
+  override name = 'AnswerTooLargeError';
+}
+
 export class NotFoundError extends ClientError {
   override name = 'NotFoundError';
   readonly code = 'NotFound';
@@ -50,6 +60,26 @@ export class NotFoundError extends ClientError {
 export class ConflictError extends ClientError {
   override name = 'ConflictError';
   readonly code = 'Conflict';
+}
+
+/**
+ * Upload of a name the archive already holds with other bytes: a real conflict (files are
+ * never replaced). Both digests say which copy is which; see docs/client.md, "Re-runs".
+ */
+export class ContentConflictError extends ConflictError {
+  override name = 'ContentConflictError';
+
+  constructor(
+    readonly path: string,
+    readonly localSha256: string,
+    readonly archivedSha256: string | undefined,
+  ) {
+    super(
+      `${path} is already archived with other bytes: archived SHA-256 ${archivedSha256 ?? 'unknown'}, ` +
+        `local SHA-256 ${localSha256}. Archived files are never replaced: upload a new version instead.`,
+      409,
+    );
+  }
 }
 
 /** 401 or 403: a missing or wrong API key, or an expired signed address. */
@@ -70,6 +100,36 @@ export class NetworkError extends ClientError {
   override name = 'NetworkError';
   readonly code = 'Network';
   override readonly retryable = true;
+}
+
+/**
+ * The service asked to come back later (429, or 503 with Retry-After) for longer than the
+ * client's bound on such waits (`maxBusyWaitMs`), or on a request it could not replay.
+ * Retried without counting as a failed attempt (retry.ts) until that bound.
+ */
+export class BusyError extends ClientError {
+  override name = 'BusyError';
+  readonly code = 'Busy';
+  override readonly retryable = true;
+
+  constructor(
+    message: string,
+    status: number,
+    /** How long the service asked to wait, ms. */
+    readonly waitMs: number,
+  ) {
+    super(message, status);
+  }
+}
+
+/**
+ * Connections to the service failed several times in a row over several seconds (see
+ * http-transport.ts): every further request of this client fails at once with this error
+ * rather than each file trying on its own. Not retried.
+ */
+export class UnreachableError extends ClientError {
+  override name = 'UnreachableError';
+  readonly code = 'Unreachable';
 }
 
 /** Downloaded bytes differ from the size or SHA-256 the catalog holds. */
@@ -102,6 +162,7 @@ export function errorForStatus(operation: Operation, status: number, message: st
   if (status === 404) return new NotFoundError(text, status);
   // 412: S3's answer to a conditional PUT (If-None-Match: *) of a key that is taken.
   if (status === 409 || status === 412) return new ConflictError(text, status);
+  if (status === 429) return new BusyError(`the service asks to slow down (429): ${text}`, status, 1000);
   if (status >= 500) return new ServerError(`server error ${status}: ${text}`, status);
   return new BadResponseError(`unexpected answer ${status}: ${text}`, status);
 }

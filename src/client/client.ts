@@ -5,8 +5,9 @@ import { InvalidNameError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { downloadFile, type DownloadOptions, type DownloadResult } from './download-file.js';
 import { Transport } from './http-transport.js';
-import { watchFeed, type FeedEvent, type WatchOptions } from './live-feed.js';
+import type { FeedEvent, WatchOptions } from './live-feed.js';
 import { findRecord, queryPage, queryPages, queryRecords, type QueryPage } from './query-records.js';
+import { RequestPacer } from './request-pacing.js';
 import { DEFAULT_RETRY, type RetryListener, type RetryPolicy } from './retry.js';
 import { uploadFile, type UploadOptions, type UploadResult } from './upload-file.js';
 
@@ -20,6 +21,17 @@ export interface ClientOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Told before each retry wait. */
   readonly onRetry?: RetryListener;
+  /**
+   * Told once when the service's pace pauses every request (429 or 503 with Retry-After,
+   * or a spent rate budget), with the wait in ms: see docs/client.md, "Pacing".
+   */
+  readonly onPause?: (waitMs: number, reason: string) => void;
+  /**
+   * Stop sending once connections have failed several times in a row over several seconds
+   * (every request then fails at once with UnreachableError for 30 s). Default true; a
+   * long-running watcher that must outlast an outage passes false.
+   */
+  readonly failFast?: boolean;
   /** Longest wait for a connection, ms (default 10 s). */
   readonly connectTimeoutMs?: number;
   /** Longest silence while waiting for an answer or between chunks, ms (default 60 s). */
@@ -28,8 +40,9 @@ export interface ClientOptions {
 
 /**
  * Typed SDK of the data access service: query, upload and download, with the mission's
- * naming rules checked locally, retries on network errors and 5xx (never 4xx), and
- * typed errors (`InvalidNameError`, `ConflictError`, `NotFoundError`, `NetworkError`, ...).
+ * naming rules checked locally, retries on network errors and 5xx (never 4xx), one pace
+ * for all its requests (429 and 503 with Retry-After wait, they do not fail), and typed
+ * errors (`InvalidNameError`, `ConflictError`, `NotFoundError`, `NetworkError`, ...).
  *
  * ```ts
  * const client = new Client({ url: 'http://127.0.0.1:8080' });
@@ -42,15 +55,19 @@ export class Client {
   private readonly ctx: ClientContext;
 
   constructor(options: ClientOptions) {
+    const retry = { ...DEFAULT_RETRY, ...options.retry };
     this.ctx = {
       transport: new Transport({
         baseUrl: options.url,
         apiKey: options.apiKey,
         connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
         idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+        pacer: new RequestPacer(options.onPause),
+        maxBusyWaitMs: retry.maxBusyWaitMs,
+        failFast: options.failFast,
       }),
       mission: options.mission ?? IMAP_MISSION,
-      retry: { ...DEFAULT_RETRY, ...options.retry },
+      retry,
       onRetry: options.onRetry,
     };
   }
@@ -102,8 +119,10 @@ export class Client {
    * }
    * ```
    */
-  watch(filter: QueryFilter = {}, options: WatchOptions = {}): AsyncIterable<FeedEvent> {
-    return watchFeed(this.ctx, filter, options);
+  async *watch(filter: QueryFilter = {}, options: WatchOptions = {}): AsyncIterable<FeedEvent> {
+    // Loaded on first use: only watchers need the event-stream parser (start-up of the other commands).
+    const { watchFeed } = await import('./live-feed.js');
+    yield* watchFeed(this.ctx, filter, options);
   }
 
   /** The record of one file (full stored path or bare name), or undefined. */

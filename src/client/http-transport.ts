@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
-import { asClientError } from './client-errors.js';
+import { asClientError, BusyError, NetworkError, UnreachableError } from './client-errors.js';
+import { DEFAULT_MAX_BUSY_WAIT_MS, RequestPacer } from './request-pacing.js';
 
 export interface TransportOptions {
   /** Base address of the API, e.g. https://data.example.org or http://127.0.0.1:8080/api. */
@@ -10,7 +11,22 @@ export interface TransportOptions {
   readonly connectTimeoutMs: number;
   /** Longest silence allowed while waiting for headers or between body chunks. */
   readonly idleTimeoutMs: number;
+  /** Shared pace of every request (default: a pacer of this transport's own). */
+  readonly pacer?: RequestPacer;
+  /** Longest total wait on 429/503 + Retry-After for one request before it fails (default 15 min). */
+  readonly maxBusyWaitMs?: number;
+  /** Give up on the service after connections fail in a row (see connectionFailed); default true. */
+  readonly failFast?: boolean;
 }
+
+/** Failures that mean nothing answers at the address (rather than a service that failed). */
+export const NOTHING_THERE = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)\b/;
+
+/** Connection failures in a row, over at least UNREACHABLE_AFTER_MS, after which the service is taken as unreachable. */
+const UNREACHABLE_AFTER_FAILURES = 5;
+const UNREACHABLE_AFTER_MS = 5_000;
+/** Once given up on, requests fail at once for this long; then one is let through to try again. */
+const UNREACHABLE_FOR_MS = 30_000;
 
 export type Response = Dispatcher.ResponseData;
 
@@ -30,9 +46,16 @@ export interface OutboundRequest {
 export class Transport {
   private readonly agent: Agent;
   readonly baseUrl: string;
+  readonly pacer: RequestPacer;
+  /** Connection failures since the last answer, and when the first of them happened. */
+  private failuresInARow = 0;
+  private firstFailureAt = 0;
+  private unreachable: UnreachableError | undefined;
+  private unreachableSince = 0;
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.pacer = options.pacer ?? new RequestPacer();
     this.agent = new Agent({
       connect: { timeout: options.connectTimeoutMs },
       headersTimeout: options.idleTimeoutMs,
@@ -61,18 +84,68 @@ export class Transport {
     return this.send(url, req);
   }
 
+  /**
+   * One request, paced (request-pacing.ts): a 429 or 503 with Retry-After pauses every
+   * request of this client for that long and, when the body can be sent again (none, or a
+   * string), sends it again without counting a failed attempt; a streamed body is answered
+   * with a BusyError instead (retry.ts starts the operation again, uncounted).
+   */
   private async send(url: string, req: OutboundRequest): Promise<Response> {
-    try {
-      return await request(url, {
-        dispatcher: this.agent,
-        method: req.method ?? 'GET',
-        headers: req.headers ?? {},
-        body: req.body ?? null,
-        signal: req.signal,
-      });
-    } catch (err) {
-      throw asClientError(err, `${req.method ?? 'GET'} ${redact(url)}`);
+    const what = `${req.method ?? 'GET'} ${redact(url)}`;
+    const replayable = req.body === undefined || typeof req.body === 'string';
+    for (let waited = 0; ; ) {
+      if (this.unreachable && Date.now() - this.unreachableSince < UNREACHABLE_FOR_MS) throw this.unreachable;
+      // A long-lived client tries again now and then; one more failure gives up again at once.
+      if (this.unreachable) this.failuresInARow = UNREACHABLE_AFTER_FAILURES - 1;
+      this.unreachable = undefined;
+      await this.pacer.ready(req.signal);
+      let res: Response;
+      try {
+        res = await request(url, {
+          dispatcher: this.agent,
+          method: req.method ?? 'GET',
+          headers: req.headers ?? {},
+          body: req.body ?? null,
+          signal: req.signal,
+        });
+      } catch (err) {
+        throw this.connectionFailed(asClientError(err, what));
+      }
+      this.failuresInARow = 0;
+      this.unreachable = undefined;
+      const wait = this.pacer.observe(res.statusCode, res.headers);
+      if (wait === undefined) return res;
+      waited += wait;
+      const maxWait = this.options.maxBusyWaitMs ?? DEFAULT_MAX_BUSY_WAIT_MS;
+      if (replayable && waited <= maxWait) {
+        await discard(res);
+        continue;
+      }
+      if (waited > maxWait && res.statusCode !== 429) return res;
+      const text = (await readMessage(res)).trim().slice(0, 300);
+      // Past the bound, the whole wait is reported, so retry.ts does not wait again.
+      throw new BusyError(`${what}: the service asks to come back later (${res.statusCode}): ${text}`, res.statusCode, waited > maxWait ? waited : wait);
     }
+  }
+
+  /** Counts a failure to connect; enough of them in a row, over long enough, and the service is given up on. */
+  private connectionFailed(error: Error): Error {
+    if (this.options.failFast === false || !(error instanceof NetworkError) || !NOTHING_THERE.test(error.message)) return error;
+    const now = Date.now();
+    if (this.failuresInARow++ === 0) this.firstFailureAt = now;
+    if (this.failuresInARow >= UNREACHABLE_AFTER_FAILURES && now - this.firstFailureAt >= UNREACHABLE_AFTER_MS) {
+      const seconds = Math.round((now - this.firstFailureAt) / 1000);
+      this.unreachableSince = now;
+      this.unreachable = new UnreachableError(
+        `nothing answers at ${this.baseUrl}: ${this.failuresInARow} connections in a row failed over ${seconds} s (${error.message}); giving up`,
+      );
+    }
+    return error;
+  }
+
+  /** Set once the service is given up on (see connectionFailed); requests then fail at once. */
+  get givenUp(): UnreachableError | undefined {
+    return this.unreachable;
   }
 
   async close(): Promise<void> {

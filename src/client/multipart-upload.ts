@@ -21,6 +21,8 @@ export interface MultipartOptions {
   readonly onPart?: (partNumber: number) => void;
   /** Aborts the upload between parts; the state file stays, so the next call resumes. */
   readonly signal?: AbortSignal;
+  /** Told when an interrupted upload is taken up again: parts already stored, of all. */
+  readonly onResume?: (partsStored: number, parts: number) => void;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function uploadInParts(
   }
   const current = state;
   const count = Math.max(1, Math.ceil(size / current.partSize));
+  if (saved !== undefined && state === saved) options.onResume?.(done.size, count);
 
   // Progress: bytes of finished parts plus what is in flight.
   const inFlight = new Map<number, number>();

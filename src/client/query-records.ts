@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { openQuery } from './api-calls.js';
 import { isArchiveRecord, type ArchiveRecord, type QueryParameters } from './archive-record.js';
-import { BadResponseError } from './client-errors.js';
+import { AnswerTooLargeError, BadResponseError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { readJsonArray } from './json-array-reader.js';
 import { withRetry } from './retry.js';
@@ -22,10 +22,25 @@ export const DEFAULT_PAGE_SIZE = 1000;
  * Records matching a query, one at a time as the answer streams in. Opening the query
  * is retried; once records have been handed out a failure is final (a retry could not
  * tell the caller which records it already has).
+ *
+ * Without `limit` the whole answer is asked for in one request, and taken page by page
+ * instead when the service pages it (a next cursor on an answer not asked to be paged) or
+ * refuses it as too large for one answer (the Lambda carrier): every carrier answers in full.
  */
 export async function* queryRecords(ctx: ClientContext, query: QueryParameters): AsyncIterable<ArchiveRecord> {
-  const answer = await withRetry(ctx.retry, () => openQuery(ctx, query), ctx.onRetry);
+  let answer;
+  try {
+    answer = await withRetry(ctx.retry, () => openQuery(ctx, query), ctx.onRetry);
+  } catch (err) {
+    // Too large for one answer (a Lambda answer is at most 6 MB): the same query, a page at a time.
+    if (query.limit !== undefined || !(err instanceof AnswerTooLargeError)) throw err;
+    for await (const page of queryPages(ctx, query)) yield* page.records;
+    return;
+  }
   yield* recordsOf(answer.body);
+  if (query.limit === undefined && answer.nextCursor !== undefined) {
+    for await (const page of queryPages(ctx, { ...query, cursor: answer.nextCursor })) yield* page.records;
+  }
 }
 
 /**

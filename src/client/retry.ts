@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ClientError } from './client-errors.js';
+import { BusyError, ClientError } from './client-errors.js';
+import { DEFAULT_MAX_BUSY_WAIT_MS } from './request-pacing.js';
 
 export interface RetryPolicy {
   /** Further attempts after the first. */
@@ -7,9 +8,14 @@ export interface RetryPolicy {
   /** Ceiling of the first wait; doubles each attempt. */
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
+  /**
+   * Longest total wait, ms, on answers asking to come back later (429, 503 with
+   * Retry-After): such waits are not failed attempts (request-pacing.ts).
+   */
+  readonly maxBusyWaitMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ retries: 4, baseDelayMs: 500, maxDelayMs: 15_000 });
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ retries: 4, baseDelayMs: 500, maxDelayMs: 15_000, maxBusyWaitMs: DEFAULT_MAX_BUSY_WAIT_MS });
 
 /** Told before each wait, e.g. to show "retrying in 1.2 s". */
 export type RetryListener = (error: ClientError, attempt: number, delayMs: number) => void;
@@ -24,10 +30,16 @@ export async function withRetry<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   onRetry?: RetryListener,
 ): Promise<T> {
+  let busyWaited = 0;
   for (let n = 0; ; n++) {
     try {
       return await attempt(n);
     } catch (err) {
+      // "Come back later": the shared pacer holds the next attempt back; not a failed attempt.
+      if (err instanceof BusyError && (busyWaited += err.waitMs) <= policy.maxBusyWaitMs) {
+        n--;
+        continue;
+      }
       if (!(err instanceof ClientError) || !err.retryable || n >= policy.retries) throw err;
       const delay = backoffDelay(policy, n);
       onRetry?.(err, n + 1, delay);

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline, Transform } from 'node:stream';
 import { requestUploadAddress } from './api-calls.js';
-import { ConflictError, errorForStatus, LocalFileError } from './client-errors.js';
+import { ConflictError, ContentConflictError, errorForStatus, LocalFileError } from './client-errors.js';
 import type { ClientContext, ProgressListener } from './client-context.js';
 import { uploadTarget } from './data-dir-paths.js';
 import { sha256File } from './file-digest.js';
@@ -22,12 +22,19 @@ export interface UploadOptions {
   readonly multipartThreshold?: number;
   /** Parts sent at once (default 4). */
   readonly partConcurrency?: number;
+  /** Told when an interrupted upload in parts is resumed: parts already stored, of all. */
+  readonly onResume?: (partsStored: number, parts: number) => void;
 }
 
 export interface UploadResult {
   /** Where the archive keeps the file. */
   readonly path: string;
   readonly size: number;
+  /**
+   * `already archived`: the archive held this name with these very bytes (same SHA-256)
+   * before this call; nothing was sent. A re-run of an upload is therefore harmless.
+   */
+  readonly status: 'uploaded' | 'already archived';
 }
 
 /**
@@ -37,16 +44,40 @@ export interface UploadResult {
  * meets 409 after a PUT that may have landed, the archive's SHA-256 decides whether
  * the earlier attempt in fact stored this very file. Files from `multipartThreshold` up
  * go in parts instead (multipart-upload.ts).
+ *
+ * A name already archived is no failure when the archive's SHA-256 is the local file's
+ * (`status: 'already archived'`); with other bytes it is a ContentConflictError.
  */
 export async function uploadFile(ctx: ClientContext, localFile: string, options: UploadOptions): Promise<UploadResult> {
   const target = uploadTarget(localFile, options.dataDir, ctx.mission);
   const size = await fileSize(localFile);
+  try {
+    return await sendFile(ctx, localFile, target, size, options);
+  } catch (err) {
+    if (!(err instanceof ConflictError) || err instanceof ContentConflictError) throw err;
+    const record = await findRecord(ctx, target.storedPath);
+    // No record: the 409 was another upload of the name under way, not an archived file.
+    if (record === undefined) throw err;
+    const local = await sha256File(localFile);
+    if (record.sha256 === local) return { path: target.storedPath, size, status: 'already archived' };
+    throw new ContentConflictError(target.storedPath, local, record.sha256);
+  }
+}
+
+async function sendFile(
+  ctx: ClientContext,
+  localFile: string,
+  target: { requestPath: string; storedPath: string },
+  size: number,
+  options: UploadOptions,
+): Promise<UploadResult> {
   if (size > 0 && size >= (options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD)) {
     const result = await uploadInParts(ctx, localFile, target.requestPath, () => storedCopyMatches(ctx, target.storedPath, localFile), {
       onProgress: options.onProgress,
       concurrency: options.partConcurrency,
+      onResume: options.onResume,
     });
-    if (result) return { path: result.path, size };
+    if (result) return { path: result.path, size, status: 'uploaded' };
   }
   let putSent = false;
   await withRetry(
@@ -74,7 +105,7 @@ export async function uploadFile(ctx: ClientContext, localFile: string, options:
     },
     ctx.onRetry,
   );
-  return { path: target.storedPath, size };
+  return { path: target.storedPath, size, status: 'uploaded' };
 }
 
 async function fileSize(file: string): Promise<number> {

@@ -25,7 +25,7 @@ import limits, { serverLimits, type LimitSettings } from './limits.js';
 import metrics from './metrics.js';
 import rateLimit from './rate-limit.js';
 import { s3EventsRoute } from './s3-events-route.js';
-import { storeRoutes } from './store-routes.js';
+import { storeRoutes, validlySigned } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
 
 export interface AppOptions {
@@ -118,7 +118,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     // Key verification, then the rate limit (onRequest, app-wide): before every route but
     // CORS's, so /metrics, the API description, 404 and 405 spend the budget too (rate-limit.ts).
     await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
-    await app.register(rateLimit, { perMinute: trust.rateLimit });
+    // Validly signed store requests spend no budget: their signing API request did (docs/client.md, "Pacing").
+    await app.register(rateLimit, { perMinute: trust.rateLimit, exempt: signedAddresses ? validlySigned(signedAddresses.signer) : undefined });
   }
   await access.declare('public', () => registerOpenApi(app, ctx.mission));
 

@@ -6,6 +6,8 @@ import { clientAddress } from './client-address.js';
 export interface RateLimitOptions {
   /** Requests per minute per verified API key, or per client address without one; 0 = no limit. */
   readonly perMinute: number;
+  /** Requests that spend no budget (validly signed store addresses: store-routes.ts). */
+  readonly exempt?: (request: FastifyRequest) => boolean;
 }
 
 /** The window of a budget, ms. */
@@ -40,12 +42,13 @@ interface Window {
  * The hook is app-wide: after the key verification and before the key is enforced, so
  * refused key checks are counted too, and every answer, whatever the route, spends a budget.
  */
-async function rateLimitPlugin(app: FastifyInstance, { perMinute }: RateLimitOptions): Promise<void> {
+async function rateLimitPlugin(app: FastifyInstance, { perMinute, exempt }: RateLimitOptions): Promise<void> {
   if (perMinute === 0) return;
   const max = perMinute;
   const windows = new Map<string, Window>();
 
   const limit: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    if (exempt?.(request)) return done();
     const budget = budgetOf(request);
     const now = Date.now();
     let window = windows.get(budget);

@@ -20,6 +20,44 @@ interface StoreQuery {
 }
 
 /**
+ * The ETag of a stored file, strong: @fastify/send makes a weak one of size and mtime, but a
+ * stored file is written once under a temporary name, renamed into place and never replaced
+ * (docs/reliability.md), so its size and mtime name its bytes exactly. Caches and resumed
+ * downloads (If-Range) may then rely on it byte for byte.
+ */
+function strongEtag(etag: string): string {
+  return etag.startsWith('W/') ? etag.slice(2) : etag;
+}
+
+/**
+ * The media type of a stored file. CDF (NASA's Common Data Format) is not netCDF, which
+ * the usual tables map `.cdf` to; packet files and anything else are bytes.
+ */
+export function mediaTypeOf(fileName: string): string {
+  return fileName.toLowerCase().endsWith('.cdf') ? 'application/x-cdf' : 'application/octet-stream';
+}
+
+/**
+ * True for a request to a signed store address whose signature holds (the address of a
+ * file or of a part). The rate limit lets these through uncounted: the API request that
+ * signed the address was counted already, and an S3 store's addresses never reach this
+ * server at all, so one file costs one request of the budget on every store (the
+ * measurements are in docs/client.md, "Pacing"). A bad signature is counted as usual.
+ */
+export function validlySigned(signer: UrlSigner) {
+  return (request: FastifyRequest): boolean => {
+    if ((request.routeOptions.config as { access?: string } | undefined)?.access !== 'signed') return false;
+    const key = (request.params as Record<string, string> | undefined)?.['*'] ?? '';
+    const { expires, signature, uploader, uploadId, partNumber = '' } = (request.query ?? {}) as StoreQuery;
+    if (request.method === 'PUT' && uploadId !== undefined) {
+      return /^\d{1,5}$/.test(partNumber) && signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature) === 'valid';
+    }
+    const method = request.method === 'PUT' ? 'PUT' : 'GET';
+    return signer.check(method, key, expires, signature, { uploader }) === 'valid';
+  };
+}
+
+/**
  * The local store's own signed addresses: `PUT /store/<key>` stores bytes (then
  * indexes them), `GET|HEAD /store/<key>` serves them with Range, ETag and
  * Last-Modified. Only a valid, unexpired signature for that method and key opens them.
@@ -128,6 +166,9 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         request.log.warn({ file_path: key }, 'download refused: the store holds a symbolic link on its path');
         return sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)));
       }
+      // @fastify/send compares If-Range with its own (weak) form of the ETag: see strongEtag.
+      const ifRange = request.raw.headers['if-range'];
+      if (typeof ifRange === 'string' && ifRange.startsWith('"')) request.raw.headers['if-range'] = `W/${ifRange}`;
       const result = await send(request.raw, encodeURI(key), {
         root: store.root,
         dotfiles: 'deny',
@@ -146,9 +187,12 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
           : sendError(reply, new ServerError(FILE_UNREADABLE.code, status, FILE_UNREADABLE.message()));
       }
       const fileName = key.slice(key.lastIndexOf('/') + 1);
+      const headers = result.headers as Record<string, string>;
+      if (headers.ETag) headers.ETag = strongEtag(headers.ETag);
+      if (headers['Content-Type']) headers['Content-Type'] = mediaTypeOf(fileName);
       return reply
         .code(result.statusCode)
-        .headers(result.headers as Record<string, string>)
+        .headers(headers)
         .header('Content-Disposition', `attachment; filename="${fileName}"`)
         .send(result.stream);
     });

@@ -84,13 +84,13 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
     expect(result.stderr).toContain('sdc query: Invalid instrument "nope": expected one of ultra-45');
   });
 
-  it('refuses a second upload of a file with 409 and exit status 1', async () => {
+  it('takes a second upload of the same bytes as already archived, exit status 0 (docs/client.md)', async () => {
     const path = paths[0]!;
     const result = await runCli(['upload', '--data-dir', dataDir, join(dataDir, path)], { env: world.env });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${path} already exists.`);
-    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('sdc upload: 1 failed');
-    expect(result.stdout).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('already exists.');
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('sdc upload: 1 already archived');
+    expect(result.stdout).toBe(`${path}\n`);
   });
 
   it("refuses a badly named file locally with the server's own message, before any request", async () => {

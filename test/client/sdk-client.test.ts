@@ -23,7 +23,7 @@ describe('the SDK against a real server', () => {
     client = new Client({ url: world.url, apiKey: 'key-1', retry: { retries: 1, baseDelayMs: 10 } });
     dataDir = await world.folder('data');
     await writeTree(dataDir, tree);
-    for (const path of paths) expect(await client.upload(join(dataDir, path), { dataDir })).toEqual({ path, size: tree[path]!.length });
+    for (const path of paths) expect(await client.upload(join(dataDir, path), { dataDir })).toEqual({ path, size: tree[path]!.length, status: 'uploaded' });
   });
   afterAll(async () => {
     await client.close();
@@ -65,9 +65,13 @@ describe('the SDK against a real server', () => {
   });
 
   it('raises typed errors carrying the server message', async () => {
-    const conflict = await client.upload(join(dataDir, paths[0]!), { dataDir }).catch((e: unknown) => e);
+    // The same bytes again are no error (docs/client.md, "Re-runs"); other bytes are a conflict.
+    expect(await client.upload(join(dataDir, paths[0]!), { dataDir })).toMatchObject({ status: 'already archived' });
+    const changed = await world.folder('changed');
+    await writeTree(changed, { [paths[0]!]: Buffer.from('changed bytes') });
+    const conflict = await client.upload(join(changed, paths[0]!), { dataDir: changed }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(ConflictError);
-    expect((conflict as ConflictError).message).toBe(`${paths[0]} already exists.`);
+    expect((conflict as ConflictError).message).toMatch(new RegExp(`^${paths[0]} is already archived with other bytes: archived SHA-256 [0-9a-f]{64}, local SHA-256`));
     expect((conflict as ConflictError).status).toBe(409);
 
     const missing = await client.download('imap_swe_l2_sci_20240105_20240105_v00-01.cdf', { dest: dataDir }).catch((e: unknown) => e);
@@ -92,7 +96,7 @@ describe('the SDK against a real server', () => {
     const path = 'imap/glows/l2/2024/06/imap_glows_l2_hist_20240601_20240601_v00-01.cdf';
     await writeTree(dataDir, { [path]: Buffer.from('glows histogram') });
     world.proxy.inject((r) => r.method === 'PUT', { dropAnswer: true });
-    expect(await client.upload(join(dataDir, path), { dataDir })).toEqual({ path, size: 15 });
+    expect(await client.upload(join(dataDir, path), { dataDir })).toEqual({ path, size: 15, status: 'uploaded' });
     expect(world.proxy.seen('/upload/')).toHaveLength(2);
     expect(world.proxy.seen('/store/', 'PUT')).toHaveLength(1);
 

@@ -121,6 +121,27 @@ describe('limits', () => {
     expect(preflight.headers.get('x-ratelimit-limit')).toBeNull();
   });
 
+  it('lets validly signed store requests through uncounted, and counts forged ones', async () => {
+    server = await startTestServer({ rateLimit: '3' });
+    const address = await uploadAddress(server); // 1 of 3
+    const put = await fetch(address, { method: 'PUT', body: 'signed bytes' });
+    expect(put.status).toBe(200);
+    expect(put.headers.get('x-ratelimit-limit')).toBeNull();
+    const download = await fetch(`${server.url}/download/${SAMPLE_PATH}`, { redirect: 'manual' }); // 2 of 3
+    const signedGet = new URL(download.headers.get('location')!, server.url);
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(signedGet);
+      expect([res.status, await res.text()]).toEqual([200, 'signed bytes']);
+    }
+    // A forged signature spends the sender's budget like any other request.
+    const forged = new URL(signedGet);
+    forged.searchParams.set('signature', '0'.repeat(64));
+    const refused = await fetch(forged); // 3 of 3
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect((await fetch(forged)).status).toBe(429);
+  });
+
   it('refuses malformed limit settings with a message naming the variable', () => {
     expect(() => loadServerConfig({ SDC_MAX_OBJECT_SIZE: '10GB' })).toThrow(/SDC_MAX_OBJECT_SIZE must be a whole number/);
     expect(() => loadServerConfig({ SDC_REQUIRE_KEYS: 'yes' })).toThrow(/SDC_REQUIRE_KEYS must be true or false/);

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UrlSigner } from '../../src/store/index.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -85,5 +86,28 @@ describe('local store: signed addresses and atomic, never-overwriting writes', (
     expect(head.headers.get('etag')).toBeTruthy();
     expect(head.headers.get('last-modified')).toBeTruthy();
     expect(await head.text()).toBe('');
+  });
+
+  it('serves .cdf as application/x-cdf and .pkts as bytes, with a strong ETag that If-None-Match and If-Range honour', async () => {
+    const pkts = 'imap/hit/l0/2024/02/imap_hit_l0_raw_20240229_20240229_v00-02.pkts';
+    const put = await fetch((await (await fetch(`${server.url}/upload/${pkts}`)).json()) as string, { method: 'PUT', body: '0123456789' });
+    expect(put.status).toBe(200);
+    const cdf = await fetch(address('GET', PATH, future()));
+    expect(cdf.headers.get('content-type')).toBe('application/x-cdf');
+    await cdf.arrayBuffer();
+    const signed = address('GET', pkts, future());
+    const whole = await fetch(signed);
+    expect(whole.headers.get('content-type')).toBe('application/octet-stream');
+    const etag = whole.headers.get('etag')!;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    await whole.arrayBuffer();
+    // undici's request: fetch adds Cache-Control: no-cache to conditional requests, which asks for the whole file.
+    const revalidated = await request(signed, { headers: { 'if-none-match': etag } });
+    await revalidated.body.dump();
+    expect(revalidated.statusCode).toBe(304);
+    const part = await fetch(signed, { headers: { range: 'bytes=4-', 'if-range': etag } });
+    expect([part.status, await part.text()]).toEqual([206, '456789']);
+    const stale = await fetch(signed, { headers: { range: 'bytes=4-', 'if-range': '"other"' } });
+    expect([stale.status, await stale.text()]).toEqual([200, '0123456789']);
   });
 });

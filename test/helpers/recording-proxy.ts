@@ -13,7 +13,7 @@ export interface SeenRequest {
  * (the request took effect, the client cannot know).
  */
 export type Fault =
-  | { readonly status: number; readonly body?: string }
+  | { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
   | { readonly cutAfter: number }
   | { readonly stallAfter: number }
   | { readonly dropAnswer: true };
@@ -82,7 +82,7 @@ export class RecordingProxy {
     const fault = pending?.fault;
     if (fault && 'status' in fault) {
       req.resume();
-      res.writeHead(fault.status, { 'content-type': 'text/plain' }).end(fault.body ?? `injected ${fault.status}`);
+      res.writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers }).end(fault.body ?? `injected ${fault.status}`);
       return;
     }
     const target = new URL(this.target);

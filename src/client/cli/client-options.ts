@@ -45,7 +45,12 @@ export function addConnectionOptions(cmd: Command, prefix: string, { dataDir }: 
 }
 
 /** Configuration and an SDK client; a bad setting is a usage error (exit 2). */
-export function openClient(cmd: Command, flags: ClientFlags, onMessage: (line: string) => void): { config: ClientConfig; client: Client } {
+export function openClient(
+  cmd: Command,
+  flags: ClientFlags,
+  onMessage: (line: string) => void,
+  { failFast = true }: { failFast?: boolean } = {},
+): { config: ClientConfig; client: Client } {
   let config: ClientConfig;
   try {
     config = loadClientConfig(process.env, flags);
@@ -60,6 +65,9 @@ export function openClient(cmd: Command, flags: ClientFlags, onMessage: (line: s
     mission: config.mission,
     retry: { retries: flags.retries },
     idleTimeoutMs: flags.timeout * 1000,
+    failFast,
+    // Said even with --quiet: a run that slows down for a minute must say why.
+    onPause: (waitMs, reason) => onMessage(`sdc ${cmd.name()}: ${reason}; all requests wait ${Math.ceil(waitMs / 1000)} s, then go on`),
     onRetry: flags.quiet
       ? undefined
       : (err, attempt, delayMs) =>

@@ -4,12 +4,12 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { resolveRequestPath, type MissionConfig } from '../../mission/index.js';
 import type { ArchiveRecord } from '../archive-record.js';
-import { NotFoundError } from '../client-errors.js';
+import { NotFoundError, UnreachableError } from '../client-errors.js';
 import { PARTIAL_SUFFIX } from '../download-file.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, hasFilter, type FilterFlags } from './filter-options.js';
 import { spoolRecords, type SpooledRecords } from './query-spool.js';
-import { describe, RunTally } from './run-tally.js';
+import { describe, EXIT, RunTally } from './run-tally.js';
 import { TransferProgress } from './transfer-progress.js';
 import { runPool } from './worker-pool.js';
 import { formatBytes } from '../../wire/bytes.js';
@@ -91,12 +91,12 @@ Examples:
         const onSignal = (signal: NodeJS.Signals) => {
           progress?.stop();
           message(interruptedMessage([...inFlight].filter((part) => existsSync(part))));
-          process.exit(signal === 'SIGINT' ? 130 : 143);
+          process.exit(signal === 'SIGINT' ? EXIT.interrupted : 143);
         };
         process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
         stopListening = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
         const tally = new RunTally<'downloaded' | 'resumed' | 'already present'>('download', progress);
-        await runPool(items, flags.jobs, async ({ label, record }) => {
+        const left = await runPool(items, flags.jobs, async ({ label, record }) => {
           const bar = progress!.file(label.slice(label.lastIndexOf('/') + 1));
           const part = partialPath(config.dataDir, record?.file_path ?? label, config.mission);
           if (part) inFlight.add(part);
@@ -111,14 +111,15 @@ Examples:
             bar.done();
             progress!.fileFinished();
           }
-        });
+        }, () => tally.stopped);
+        tally.skip(left);
         progress.stop();
         if (flags.query && total === 0 && !flags.quiet) message('sdc download: no files match the query');
         process.exitCode = tally.finish(flags.quiet === true);
       } catch (err) {
         progress?.stop();
         message(`sdc download: ${describe(err)}`);
-        process.exitCode = 1;
+        process.exitCode = err instanceof UnreachableError ? EXIT.unreachable : EXIT.failed;
       } finally {
         stopListening();
         await spool?.remove();

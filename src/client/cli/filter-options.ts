@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { QueryFilter } from '../archive-record.js';
 
 /**
@@ -9,14 +9,38 @@ const VALUE_FLAGS = {
   instrument: ['--instrument <name>', 'instrument, e.g. swe', 'instrument'],
   dataLevel: ['--data-level <level>', 'data level, e.g. l1a', 'data_level'],
   descriptor: ['--descriptor <descriptor>', 'descriptor, e.g. sci', 'descriptor'],
-  startDate: ['--start-date <YYYYMMDD>', 'files starting on or after this day (with --overlap: ending on or after)', 'start_date'],
-  endDate: ['--end-date <YYYYMMDD>', 'files starting on or before this day', 'end_date'],
+  startDate: ['--start-date <YYYYMMDD>', 'files starting on or after this day, YYYYMMDD or YYYY-MM-DD (with --overlap: ending on or after)', 'start_date'],
+  endDate: ['--end-date <YYYYMMDD>', 'files starting on or before this day, YYYYMMDD or YYYY-MM-DD', 'end_date'],
   version: ['--version <vXX-YY>', 'version, e.g. v00-01, or * for any', 'version'],
   extension: ['--extension <ext>', 'file extension, e.g. cdf or pkts', 'extension'],
   filePath: ['--file-path <path>', 'one file: stored path or file name', 'file_path'],
-  since: ['--since <date>', 'files indexed at or after: YYYYMMDD (UTC) or an ISO-8601 date-time, e.g. 2024-01-05T12:00:00Z', 'ingestion_start_date'],
-  until: ['--until <date>', 'files indexed at or before: YYYYMMDD (the whole day, UTC) or an ISO-8601 date-time', 'ingestion_end_date'],
+  since: ['--since <date>', 'files indexed at or after: YYYYMMDD or YYYY-MM-DD (UTC) or an ISO-8601 date-time, e.g. 2024-01-05T12:00:00Z', 'ingestion_start_date'],
+  until: ['--until <date>', 'files indexed at or before: YYYYMMDD or YYYY-MM-DD (the whole day, UTC) or an ISO-8601 date-time', 'ingestion_end_date'],
 } as const;
+
+/** Flags that take a day: YYYYMMDD or YYYY-MM-DD, sent as YYYYMMDD. */
+const DAY_FLAGS = new Set(['startDate', 'endDate']);
+/** Flags that take a day or an instant: the above, or an ISO-8601 date-time with a zone. */
+const INSTANT_FLAGS = new Set(['since', 'until']);
+
+const DAY = /^(\d{4})-?(\d{2})-?(\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * Commander parser of a date flag: a day as YYYYMMDD or YYYY-MM-DD (the service takes
+ * YYYYMMDD), or for --since/--until also a date-time. A bad shape is a usage error naming
+ * the flag typed, not the query parameter it becomes; an impossible day (20240230) is left
+ * to the service, whose message says why.
+ */
+function dateParser(flag: string, instant: boolean) {
+  return (raw: string): string => {
+    const day = DAY.exec(raw.trim());
+    if (day) return `${day[1]}${day[2]}${day[3]}`;
+    if (instant && DATE_TIME.test(raw.trim())) return raw.trim();
+    const expected = instant ? 'YYYYMMDD, YYYY-MM-DD or an ISO-8601 date-time with a zone (2024-01-05T12:00:00Z)' : 'YYYYMMDD or YYYY-MM-DD';
+    throw new InvalidArgumentError(`${flag} takes ${expected}, got ${JSON.stringify(raw)}.`);
+  };
+}
 
 export interface FilterFlags extends Partial<Record<keyof typeof VALUE_FLAGS, string>> {
   readonly latest?: boolean;
@@ -24,7 +48,11 @@ export interface FilterFlags extends Partial<Record<keyof typeof VALUE_FLAGS, st
 }
 
 export function addFilterOptions(cmd: Command): Command {
-  for (const [flag, description] of Object.values(VALUE_FLAGS)) cmd.option(flag, description);
+  for (const [key, [flag, description]] of Object.entries(VALUE_FLAGS)) {
+    const name = flag.split(' ')[0]!;
+    if (DAY_FLAGS.has(key) || INSTANT_FLAGS.has(key)) cmd.option(flag, description, dateParser(name, INSTANT_FLAGS.has(key)));
+    else cmd.option(flag, description);
+  }
   cmd.addOption(new Option('--latest', 'only the highest version of each product (version=latest)').conflicts('version'));
   cmd.option('--overlap', 'with --start-date/--end-date: files whose start-end span meets the range');
   return cmd;

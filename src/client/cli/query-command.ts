@@ -1,10 +1,12 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MAX_PAGE_LIMIT } from '../../wire/query.js';
 import type { QuerySort } from '../archive-record.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options.js';
-import { OUTPUT_FORMATS, writeRecords, type OutputFormat } from './record-output.js';
-import { describe } from './run-tally.js';
+import { OUTPUT_FORMATS, parseColumns, writeRecords, type OutputFormat } from './record-output.js';
+import type { RecordField } from '../archive-record.js';
+import { describe, EXIT } from './run-tally.js';
+import { UnreachableError } from '../client-errors.js';
 
 interface QueryFlags extends ClientFlags, FilterFlags {
   readonly output: OutputFormat;
@@ -12,6 +14,7 @@ interface QueryFlags extends ClientFlags, FilterFlags {
   readonly limit?: number;
   readonly cursor?: string;
   readonly sort?: string;
+  readonly columns?: RecordField[];
 }
 
 /** The line `sdc query --limit` leaves on stderr when another page follows; scripts look for it. */
@@ -25,7 +28,14 @@ export function registerQueryCommand(program: Command, prefix: string): void {
   addFilterOptions(cmd)
     .option('--limit <n>', `one page of at most n records (1 to ${MAX_PAGE_LIMIT}); the next page's cursor goes to stderr`, wholeNumber(1, MAX_PAGE_LIMIT))
     .option('--cursor <cursor>', 'continue after the page that printed it (keep the other options)')
-    .option('--sort <order>', 'file_path (default), start_date or ingestion_date; - in front for descending, e.g. --sort=-ingestion_date');
+    .option('--sort <order>', 'file_path (default), start_date or ingestion_date; - in front for descending, e.g. --sort=-ingestion_date')
+    .option('--columns <fields>', 'the fields to show, in order, e.g. file_path,size,ingestion_date (any output format)', (raw: string) => {
+      try {
+        return parseColumns(raw);
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message);
+      }
+    });
   cmd.addOption(
     new Option('-o, --output <format>', 'table (the spec fields, aligned), json (array of every field), csv or ndjson (alias --format)')
       .choices(OUTPUT_FORMATS)
@@ -54,20 +64,20 @@ Examples:
       const query = { ...filterFrom(flags), sort: flags.sort as QuerySort | undefined, cursor: flags.cursor };
       try {
         if (flags.limit === undefined) {
-          const count = await writeRecords(client.records(query), output, process.stdout);
+          const count = await writeRecords(client.records(query), output, process.stdout, { columns: flags.columns });
           if (!flags.quiet && output === 'table') message(count === 0 ? 'No files match.' : `${count} file${count === 1 ? '' : 's'}`);
           return;
         }
         // One bounded page, read whole (and retried whole), then written.
         const page = await client.page({ ...query, limit: flags.limit });
-        await writeRecords(page.records, output, process.stdout);
+        await writeRecords(page.records, output, process.stdout, { columns: flags.columns });
         if (!flags.quiet && output === 'table') message(`${page.records.length} of ${page.total ?? '?'} files`);
         if (page.nextCursor !== undefined) message(`${NEXT_PAGE_PREFIX}${page.nextCursor}`);
       } catch (err) {
         // The reader stopped reading (`sdc query | head`): that is its choice, not a failure.
         if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
         message(`sdc query: ${describe(err)}`);
-        process.exitCode = 1;
+        process.exitCode = err instanceof UnreachableError ? EXIT.unreachable : EXIT.failed;
       } finally {
         await client.close();
       }

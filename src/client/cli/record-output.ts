@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { CSV_HEADER, csvRow } from '../../wire/record.js';
+import { CSV_HEADER, csvCell, csvRow } from '../../wire/record.js';
 import { ALL_FIELDS, SPEC_FIELDS, type ArchiveRecord, type RecordField } from '../archive-record.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'] as const;
@@ -11,6 +11,8 @@ const TABLE_SAMPLE = 1000;
 export interface WriteOptions {
   /** Records trickle in (the live feed): write each at once, fix table widths on the first. */
   readonly live?: boolean;
+  /** The fields to write, in this order (`--columns`); default: the spec's for a table, every field otherwise. */
+  readonly columns?: readonly RecordField[];
 }
 
 /**
@@ -43,7 +45,7 @@ export async function writeRecords(
     pending += text;
     if (pending.length >= chunk) await flush();
   };
-  const count = await writeAll(records, format, write, options.live ? 1 : TABLE_SAMPLE);
+  const count = await writeAll(records, format, write, options.live ? 1 : TABLE_SAMPLE, options.columns);
   await flush();
   return count;
 }
@@ -55,36 +57,38 @@ async function writeAll(
   format: OutputFormat,
   write: (text: string) => Promise<void>,
   tableSample: number,
+  columns?: readonly RecordField[],
 ): Promise<number> {
   let count = 0;
   if (format === 'json') {
     await write('[');
     for await (const record of records) {
-      await write(`${count++ === 0 ? '\n' : ',\n'}  ${JSON.stringify(pick(record, ALL_FIELDS))}`);
+      await write(`${count++ === 0 ? '\n' : ',\n'}  ${JSON.stringify(pick(record, columns ?? ALL_FIELDS))}`);
     }
     await write(count === 0 ? ']\n' : '\n]\n');
   } else if (format === 'ndjson') {
     for await (const record of records) {
       count++;
-      await write(`${JSON.stringify(pick(record, ALL_FIELDS))}\n`);
+      await write(`${JSON.stringify(pick(record, columns ?? ALL_FIELDS))}\n`);
     }
   } else if (format === 'csv') {
-    await write(CSV_HEADER);
+    await write(columns ? `${columns.join(',')}\r\n` : CSV_HEADER);
     for await (const record of records) {
       count++;
-      await write(csvRow(record));
+      await write(columns ? `${columns.map((f) => csvCell(record[f])).join(',')}\r\n` : csvRow(record));
     }
   } else {
+    const fields = columns ?? SPEC_FIELDS;
     let sample: ArchiveRecord[] = [];
     let widths: number[] | undefined;
     const flush = async () => {
       if (sample.length === 0) return;
       if (!widths) {
-        widths = columnWidths(sample);
-        await write(tableRow([...SPEC_FIELDS], widths));
+        widths = columnWidths(sample, fields);
+        await write(tableRow([...fields], widths));
         await write(tableRow(widths.map((w) => '-'.repeat(w)), widths));
       }
-      for (const row of sample) await write(tableRow(SPEC_FIELDS.map((f) => row[f]), widths));
+      for (const row of sample) await write(tableRow(fields.map((f) => cell(row[f])), widths));
       sample = [];
     };
     for await (const record of records) {
@@ -103,8 +107,23 @@ function pick(record: ArchiveRecord, fields: readonly RecordField[]): Partial<Ar
   return out as Partial<ArchiveRecord>;
 }
 
-function columnWidths(rows: readonly ArchiveRecord[]): number[] {
-  return SPEC_FIELDS.map((f) => Math.max(f.length, ...rows.map((r) => r[f].length)));
+function columnWidths(rows: readonly ArchiveRecord[], fields: readonly RecordField[]): number[] {
+  return fields.map((f) => Math.max(f.length, ...rows.map((r) => cell(r[f]).length)));
+}
+
+/** A table cell: a field's value as text, empty when the record has none. */
+function cell(value: unknown): string {
+  return value === undefined || value === null ? '' : String(value);
+}
+
+/** `--columns file_path,size`: the fields named, each known; a usage error names the bad one. */
+export function parseColumns(raw: string): RecordField[] {
+  const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.find((n) => !(ALL_FIELDS as readonly string[]).includes(n));
+  if (unknown !== undefined || names.length === 0) {
+    throw new Error(`--columns takes field names separated by commas, from: ${ALL_FIELDS.join(', ')}${unknown === undefined ? '' : `; got ${JSON.stringify(unknown)}`}.`);
+  }
+  return names as RecordField[];
 }
 
 function tableRow(cells: readonly string[], widths: readonly number[]): string {

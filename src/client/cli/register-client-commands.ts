@@ -6,9 +6,10 @@ import { registerUploadCommand } from './upload-command.js';
 import { registerWatchCommand } from './watch-command.js';
 
 /**
- * The client side of `sdc`: query, upload, download, watch. Exit status: 0 when everything
- * asked for succeeded, 1 when something failed (with a one-line summary), 2 for usage
- * errors. Messages go to stderr, data (records, paths) to stdout.
+ * The client side of `sdc`: query, upload, download, watch. Exit status (run-tally.ts EXIT):
+ * 0 when everything asked for succeeded, 1 when something failed (with a one-line summary),
+ * 2 for usage errors, 3 for an upload conflict, 4 when the service is unreachable.
+ * Messages go to stderr, data (records, paths) to stdout.
  */
 export function registerClientCommands(program: Command, env: NodeJS.ProcessEnv = process.env): void {
   const prefix = helpPrefix(env);
@@ -16,6 +17,11 @@ export function registerClientCommands(program: Command, env: NodeJS.ProcessEnv 
   registerUploadCommand(program, prefix);
   registerDownloadCommand(program, prefix);
   registerWatchCommand(program, prefix);
+  addClientHelp(program, prefix);
+}
+
+/** The examples and exit statuses of the client commands, after the program's help. */
+export function addClientHelp(program: Command, prefix: string): void {
   program.addHelpText(
     'after',
     `
@@ -31,7 +37,9 @@ Examples:
 
 The client reads ${prefix}_DATA_ACCESS_URL (the service), ${prefix}_DATA_DIR (the local
 mirror, default the current directory) and ${prefix}_API_KEY; each is also a flag.
-Exit status: 0 all succeeded, 1 something failed, 2 usage error.
+Exit status: 0 all succeeded (already archived or present counts as success), 1 something
+failed, 2 usage error, 3 upload conflict (other bytes under an archived name), 4 service
+unreachable, 130 interrupted (see docs/client.md).
 Run 'sdc <command> --help' for a command's options and examples.`,
   );
 }

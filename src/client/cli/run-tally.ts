@@ -1,13 +1,24 @@
-import { ClientError, NetworkError } from '../client-errors.js';
+import { ClientError, ContentConflictError, NetworkError, UnreachableError } from '../client-errors.js';
+import { NOTHING_THERE } from '../http-transport.js';
 import type { TransferProgress } from './transfer-progress.js';
 
 /**
- * Outcomes of a multi-file run and the rule for the exit status: 0 only when
- * everything asked for succeeded, else 1 with a one-line summary on stderr.
+ * Exit statuses of the client commands (the table in docs/client.md): a pipeline can tell
+ * a harmless re-run (0) from a real conflict (3) and from a service that is down (4).
+ */
+export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, conflict: 3, unreachable: 4, interrupted: 130 });
+
+/**
+ * Outcomes of a multi-file run and the rule for the exit status: 0 only when everything
+ * asked for succeeded (an already archived or already present file is a success, counted
+ * apart), else the status of the worst kind of failure with a one-line summary on stderr.
  */
 export class RunTally<Outcome extends string> {
   private readonly counts = new Map<Outcome, number>();
   private failed = 0;
+  private conflicts = 0;
+  private notTried = 0;
+  private gaveUp: UnreachableError | undefined;
 
   constructor(
     private readonly command: string,
@@ -18,18 +29,44 @@ export class RunTally<Outcome extends string> {
     this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1);
   }
 
-  /** Says on stderr which item failed and why, in one line. */
+  /**
+   * Says on stderr which item failed and why, in one line. Once the service is given up
+   * on (UnreachableError), that is said once and the items after it are counted as not tried.
+   */
   fail(item: string, err: unknown): void {
-    this.failed++;
+    if (err instanceof UnreachableError) {
+      this.notTried++;
+      if (this.gaveUp) return;
+      this.gaveUp = err;
+      this.progress.message(`sdc ${this.command}: ${describe(err)}. Stopping; run the same command again once the service is back.`);
+      return;
+    }
+    if (err instanceof ContentConflictError) this.conflicts++;
+    else this.failed++;
     this.progress.message(`sdc ${this.command}: ${item}: ${describe(err)}`);
   }
 
+  /** True once the service is given up on: the run takes no more items. */
+  get stopped(): boolean {
+    return this.gaveUp !== undefined;
+  }
+
+  /** Items the run never took because it stopped. */
+  skip(n: number): void {
+    this.notTried += n;
+  }
+
   /** The summary line (always on failure, else unless quiet) and the exit status. */
-  finish(quiet: boolean): 0 | 1 {
+  finish(quiet: boolean): number {
     const parts = [...this.counts].filter(([, n]) => n > 0).map(([outcome, n]) => `${n} ${outcome}`);
+    if (this.conflicts > 0) parts.push(`${this.conflicts} conflicting with the archive`);
     if (this.failed > 0) parts.push(`${this.failed} failed`);
-    if (this.failed > 0 || !quiet) this.progress.message(`sdc ${this.command}: ${parts.join(', ') || 'nothing to do'}`);
-    return this.failed > 0 ? 1 : 0;
+    if (this.notTried > 0) parts.push(`${this.notTried} not tried (service unreachable)`);
+    const bad = this.failed + this.conflicts + this.notTried > 0;
+    if (bad || !quiet) this.progress.message(`sdc ${this.command}: ${parts.join(', ') || 'nothing to do'}`);
+    if (this.gaveUp) return EXIT.unreachable;
+    if (this.failed > 0) return EXIT.failed;
+    return this.conflicts > 0 ? EXIT.conflict : EXIT.ok;
   }
 }
 
@@ -40,9 +77,6 @@ let service: { url: string; variable: string } | undefined;
 export function setServiceAddress(url: string, variable: string): void {
   service = { url, variable };
 }
-
-/** Failures that mean no service answered at the address (rather than a service that failed). */
-const NOTHING_THERE = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
 
 /**
  * A failure as one line: the server's or SDK's message; an unexpected error keeps its name.

@@ -98,7 +98,7 @@ function fit(name: string, width: number): string {
 }
 
 /** `name  [#####-----]  42%  12.3 MB / 29.0 MB  ETA 3s`; files: `files [###---] 3/10`. */
-function renderLine(options: cliProgress.Options, params: cliProgress.Params, payload: BarPayload): string {
+export function renderLine(options: cliProgress.Options, params: cliProgress.Params, payload: BarPayload): string {
   const width = options.barsize ?? 20;
   const filled = Math.round(Math.min(1, params.progress) * width);
   const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
@@ -107,7 +107,10 @@ function renderLine(options: cliProgress.Options, params: cliProgress.Params, pa
   if (!payload.known) return `${label} ${'·'.repeat(width)} ${formatBytes(params.value)}`;
   const percent = `${Math.floor(params.progress * 100)}%`.padStart(4);
   const eta = Number.isFinite(params.eta) && params.value < params.total ? `  ETA ${params.eta}s` : '';
-  return `${label} ${bar} ${percent}  ${formatBytes(params.value)} / ${formatBytes(params.total)}${eta}`;
+  // Every byte sent or received, the answer still to come: the service stores and hashes an
+  // upload, the client checks a download's SHA-256. Said, so a full bar that waits is no mystery.
+  const finalising = params.value >= params.total ? '  finalising…' : '';
+  return `${label} ${bar} ${percent}  ${formatBytes(params.value)} / ${formatBytes(params.total)}${eta}${finalising}`;
 }
 
 // One byte format for the CLI and the portal (src/wire/bytes.ts).

@@ -23,11 +23,12 @@ export async function expandUploadArguments(args: readonly string[], dataDir?: s
   const items: UploadItem[] = [];
   for (const given of args) {
     const arg = await fromDataDir(given, dataDir);
-    const isDirectory = await stat(arg).then(
-      (s) => s.isDirectory(),
-      () => false,
+    const kind = await stat(arg).then(
+      (s) => (s.isDirectory() ? 'folder' : 'file'),
+      () => 'missing',
     );
-    if (!isDirectory) items.push({ file: arg });
+    if (kind === 'missing') items.push({ file: given, problem: missing(given, dataDir) });
+    else if (kind === 'file') items.push({ file: arg });
     else {
       try {
         for await (const file of walk(arg)) items.push({ file });
@@ -39,6 +40,13 @@ export async function expandUploadArguments(args: readonly string[], dataDir?: s
   // Each file once, however it was named.
   const seen = new Set<string>();
   return items.filter(({ file }) => !seen.has(resolve(file)) && seen.add(resolve(file)));
+}
+
+/** A path found neither from the working directory nor from the data directory. */
+function missing(given: string, dataDir: string | undefined): LocalFileError {
+  const where =
+    dataDir === undefined || isAbsolute(given) ? '' : ` (looked in the working directory ${process.cwd()} and in the data directory ${resolve(dataDir)})`;
+  return new LocalFileError(`no such file: ${given}${where}`);
 }
 
 async function fromDataDir(arg: string, dataDir: string | undefined): Promise<string> {

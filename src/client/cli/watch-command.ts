@@ -48,8 +48,15 @@ Examples:
   $ sdc watch --last-event-id <id> --download          pick up where an earlier run stopped`,
     )
     .action(async (flags: WatchFlags, command: Command) => {
+      // Files indexed by a moment already past are all there: a watch for them would wait forever.
+      if (flags.until !== undefined && untilEnd(flags.until) <= Date.now()) {
+        command.error(`error: --until ${flags.until} is in the past: no file indexed from now on can match. List those files with sdc query --until ${flags.until}.`, {
+          exitCode: 2,
+        });
+      }
       const message = (line: string) => process.stderr.write(`${line}\n`);
-      const { config, client } = openClient(command, flags, message);
+      // A watcher outlasts outages: it keeps reconnecting rather than giving up on the service.
+      const { config, client } = openClient(command, flags, message, { failFast: false });
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
@@ -112,4 +119,11 @@ async function download(client: Client, record: ArchiveRecord, dataDir: string, 
     message(`sdc watch: ${record.file_path}: ${describe(err)}`);
     return false;
   }
+}
+
+/** The last moment --until admits, ms: the end of the day (UTC) for a day, else the date-time itself. */
+export function untilEnd(until: string): number {
+  const day = /^(\d{4})(\d{2})(\d{2})$/.exec(until);
+  if (day) return Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]) + 1) - 1;
+  return Date.parse(until);
 }
