@@ -115,7 +115,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`files larger than one PUT on ${PRODU
     await writeFile(file, bytes);
     const client = new Client({ url: server.url, retry: { retries: 2, baseDelayMs: 10 } });
     try {
-      expect(await client.upload(file, { dataDir, multipartThreshold: 16 * MiB })).toEqual({ path, size: bytes.length });
+      expect(await client.upload(file, { dataDir, multipartThreshold: 16 * MiB })).toEqual({ path, size: bytes.length, status: 'uploaded' });
     } finally {
       await client.close();
     }

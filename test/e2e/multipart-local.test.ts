@@ -79,7 +79,7 @@ describe('uploads in parts on the local store', () => {
     const client = new Client({ url: proxy.url, retry: { retries: 3, baseDelayMs: 10 } });
     try {
       const result = await client.upload(file, { dataDir, onProgress: (sent) => progress.push(sent) });
-      expect(result).toEqual({ path, size: 300 * MiB + 12345 });
+      expect(result).toEqual({ path, size: 300 * MiB + 12345, status: 'uploaded' });
     } finally {
       await client.close();
     }

@@ -64,7 +64,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`uploads in parts on ${PRODUCTION_BAC
 
     const client = new Client({ url: server.url, retry: { retries: 2, baseDelayMs: 10 } });
     try {
-      expect(await client.upload(file, { dataDir })).toEqual({ path, size: 300 * MiB });
+      expect(await client.upload(file, { dataDir })).toEqual({ path, size: 300 * MiB, status: 'uploaded' });
     } finally {
       await client.close();
     }

@@ -167,10 +167,14 @@ describe('hostile input, by property, against the real server', () => {
     expect(await readFile(canary, 'utf8')).toBe(CANARY);
     expect((await stat(canary)).mtimeMs).toBe(canaryMtime);
     const allowed = ['catalog.db', 'catalog.db-shm', 'catalog.db-wal', 'signing-secret', VALID_NAME];
-    const outside = (await filesUnder(server.home)).filter((f) => !f.startsWith('store/'));
+    // The store's notes (uploader and ingestion date kept with the bytes, store/local/object-note.ts)
+    // live beside it, one for each stored object and nothing else.
+    const outside = (await filesUnder(server.home)).filter((f) => !f.startsWith('store/') && !f.startsWith('store.notes/'));
     expect(outside.filter((f) => !allowed.includes(f))).toEqual([]);
     // Every stored object and every record is a canonical path of a valid name.
     const stored = await filesUnder(join(server.home, 'store'));
+    const notes = (await filesUnder(server.home)).filter((f) => f.startsWith('store.notes/'));
+    expect(notes.map((f) => f.slice('store.notes/'.length).replace(/\.json$/, '')).sort()).toEqual([...stored].sort());
     const records = (await (await fetch(`${server.url}/query`)).json()) as { file_path: string }[];
     for (const key of [...stored, ...records.map((r) => r.file_path)]) {
       const resolved = resolveRequestPath(key, IMAP_MISSION);
