@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.js';
-import { buildApp } from './http/app.js';
+import { buildApp, type AppOptions } from './http/app.js';
 import { createLogger } from './logger.js';
 import { startIngestSweeper, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
@@ -18,9 +18,9 @@ export interface RunningServer {
 /**
  * Wires the adapters named by the configuration to the service, clears what a crash left in
  * the local store (temporary files), listens, then indexes in the background what a crash or
- * a lost notification left unindexed.
+ * a lost notification left unindexed. `build` is for tests (a feed with smaller caps).
  */
-export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel), build: Pick<AppOptions, 'feed'> = {}): Promise<RunningServer> {
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
   let listeningUrl = `http://${config.host}:${config.port}`;
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize });
@@ -54,6 +54,8 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     trustedProxies: config.trustedProxies,
     ...(config.eventsTokenPrevious === undefined ? {} : { eventsTokenPrevious: config.eventsTokenPrevious }),
     publicUrl: config.publicUrl,
+    // Tests only: the live feed with smaller caps (feed-route.ts); `sdc serve` passes nothing.
+    ...build,
   });
   try {
     await app.listen({ port: config.port, host: config.host });

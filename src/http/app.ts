@@ -112,11 +112,11 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   echoRequestId(app);
   const unmatched = unmatchedRoutes(app);
   // Plugins that add routes of their own (CORS preflight, the API description's page): public.
-  // CORS first: its headers are on every answer, refusals included (it answers preflights itself).
+  // CORS first: its headers are on every answer, refusals included; preflights go on to the rate limit (cors.ts).
   await access.declare('public', () => registerCors(app, corsOrigin));
   if (trust) {
-    // Key verification, then the rate limit (onRequest, app-wide): before every route but
-    // CORS's, so /metrics, the API description, 404 and 405 spend the budget too (rate-limit.ts).
+    // Key verification, then the rate limit (onRequest, app-wide): before every route, so
+    // /metrics, the API description, CORS preflights, 404 and 405 spend the budget too (rate-limit.ts).
     await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
     // Validly signed store requests spend no budget: their signing API request did (docs/client.md, "Pacing").
     await app.register(rateLimit, { perMinute: trust.rateLimit, exempt: signedAddresses ? validlySigned(signedAddresses.signer) : undefined });

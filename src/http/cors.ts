@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { ERROR_CODE_HEADER } from '../errors/index.js';
 
@@ -12,6 +12,12 @@ export type CorsOrigin = '*' | readonly string[];
  * then every route, query included, follows the list (envelope-reply.ts leaves
  * Access-Control-* to this policy). PUT is allowed for the local store's signed
  * upload addresses, which a browser on another origin may use.
+ *
+ * The CORS hook runs first (onRequest) and puts its headers on every answer, refusals
+ * included, but lets a preflight go on (`preflightContinue`): the rate limit's hook, after
+ * it, counts preflights like any request (docs/trust.md, "Second attacker round"), and a
+ * preflight past the budget is a 429 a browser can read. Within the budget the preflight
+ * is answered `204` with no body (docs/api.md), just before the plugin's `OPTIONS *` route.
  */
 export async function registerCors(app: FastifyInstance, origin: CorsOrigin): Promise<void> {
   await app.register(cors, {
@@ -19,5 +25,12 @@ export async function registerCors(app: FastifyInstance, origin: CorsOrigin): Pr
     methods: ['GET', 'HEAD', 'PUT'],
     exposedHeaders: [REQUEST_ID_HEADER, ERROR_CODE_HEADER, 'Location', 'Content-Disposition', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag'],
     maxAge: 600,
+    preflightContinue: true,
+  });
+  // App-wide (registerCors is called on the root instance): only OPTIONS * meets a preflight here.
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    // Safari waits for a body on a 204 without Content-Length (as the CORS plugin's own answer).
+    if ((request as FastifyRequest & { corsPreflightEnabled?: boolean }).corsPreflightEnabled) reply.code(204).header('Content-Length', '0');
+    done();
   });
 }

@@ -21,15 +21,23 @@ const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 export const MAX_FEEDS_PER_ADDRESS = 8;
 const MAX_FEEDS = 512;
 
+/** The feed's caps; smaller ones only in tests, which fill them with real connections. */
+export interface FeedCaps {
+  /** Open feeds in all (512). */
+  readonly total?: number;
+  /** Open feeds per source (MAX_FEEDS_PER_ADDRESS). */
+  readonly perSource?: number;
+}
+
 /**
  * GET /events: the live feed as Server-Sent Events, one `file` event per record as it is
  * indexed, each with a resumable id (the client sends it back as Last-Event-ID).
  */
-export function feedRoute(ctx: ServiceContext) {
+export function feedRoute(ctx: ServiceContext, { total = MAX_FEEDS, perSource = MAX_FEEDS_PER_ADDRESS }: FeedCaps = {}) {
   return async function (app: FastifyInstance): Promise<void> {
     // Open feeds never finish by themselves: end them when the server closes.
     const open = new Set<AbortController>();
-    const slots = new FeedSlots<AbortController>(MAX_FEEDS, MAX_FEEDS_PER_ADDRESS);
+    const slots = new FeedSlots<AbortController>(total, perSource);
     app.addHook('preClose', async () => {
       for (const feed of open) feed.abort();
     });
@@ -45,7 +53,7 @@ export function feedRoute(ctx: ServiceContext) {
       const source = feedSource(clientAddress(request));
       const abort = new AbortController();
       const admission = slots.admit(source, abort);
-      if (admission.kind === 'too-many') return sendError(reply, TOO_MANY_FEEDS.create(MAX_FEEDS_PER_ADDRESS));
+      if (admission.kind === 'too-many') return sendError(reply, TOO_MANY_FEEDS.create(perSource));
       if (admission.kind === 'full') return sendError(reply, raise(FEED_FULL, [], { headers: { 'Retry-After': '30' } }));
       // A newcomer took the slot of the largest holder's oldest feed: that one ends (its client resumes).
       admission.evicted?.abort();

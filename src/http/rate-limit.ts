@@ -80,7 +80,7 @@ async function rateLimitPlugin(app: FastifyInstance, { perMinute, exempt }: Rate
 
   // App-wide (this plugin is not encapsulated), after the key verification's own hook: every
   // route spends the budget, those registered before this plugin (metrics, the API
-  // description, CORS preflights) and the answers of no route (404, 405) included.
+  // description, CORS preflights: cors.ts lets them on) and the answers of no route (404, 405) included.
   app.addHook('onRequest', limit);
 }
 

@@ -115,10 +115,12 @@ describe('limits', () => {
     ]);
     expect(seen[3]![4]).toBeNull(); // Retry-After only on refusals
     expect(Number(seen[4]![4])).toBe(Number(seen[4]![3]));
-    // The CORS preflight (the plugin's own route, registered before the limit) is not counted.
+    // A CORS preflight spends the same budget; its 429 carries the CORS headers, so a page can read it.
     const preflight = await fetch(`${server.url}/query`, { method: 'OPTIONS', headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'GET' } });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(preflight.status).toBe(429);
+    expect(preflight.headers.get('x-ratelimit-limit')).toBe('4');
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(Number(preflight.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('lets validly signed store requests through uncounted, and counts forged ones', async () => {

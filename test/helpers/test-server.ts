@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadServerConfig, type ServerSettings } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import type { AppOptions } from '../../src/http/app.js';
 
 export interface TestServer extends RunningServer {
   /** The server's SDC_HOME, a fresh temporary folder. */
@@ -17,12 +18,13 @@ export async function startTestServer(
   settings: ServerSettings = {},
   env: NodeJS.ProcessEnv = {},
   log: Logger = pino({ level: 'silent' }),
+  build: Pick<AppOptions, 'feed'> = {},
 ): Promise<TestServer> {
   const home = settings.home ?? (await mkdtemp(join(tmpdir(), 'sdc-test-')));
   // Uploads without keys unless a test asks for keys (S3 and PostgreSQL require them by default: fail closed).
   const keys = settings.requireKeys ?? env.SDC_REQUIRE_KEYS ?? 'false';
   const config = loadServerConfig(env, { port: '0', host: '127.0.0.1', logLevel: 'silent', ...settings, requireKeys: keys, home });
-  const server = await startServer(config, log);
+  const server = await startServer(config, log, build);
   return Object.assign(Object.create(null) as object, server, {
     home,
     close: () => server.close(),
