@@ -267,6 +267,7 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
       }
     }
     expect(s3Actions('keys')).toEqual([]);
+    expect(s3Actions('migrate')).toEqual([]);
     for (const [id, policy] of Object.entries(policies)) {
       for (const statement of (policy.Properties!.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement) {
         for (const action of [statement.Action].flat()) {

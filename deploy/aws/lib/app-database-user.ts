@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { CfnOutput, Duration } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Trigger } from 'aws-cdk-lib/triggers';
@@ -36,5 +36,7 @@ export function migrateAtDeploy(scope: Construct, migrate: LambdaFunction, after
     timeout: Duration.minutes(10),
   });
   trigger.executeBefore(...before);
+  // Invoked by hand only after the application user's password changed (docs/deploy-aws.md, Updating and rotating).
+  new CfnOutput(scope, 'MigrateFunctionName', { description: 'Migrates and sets the application user (run by each deploy)', value: migrate.functionName });
   return trigger;
 }

@@ -1,6 +1,6 @@
 import { copyFileSync, cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { DomainName, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -20,12 +20,13 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import type { Construct, IConstruct } from 'constructs';
+import type { Construct } from 'constructs';
 import { SERVER_SETTINGS } from '../../../src/config.js';
 import { CATALOG_SECRET_VARIABLE } from '../../../src/lambda/database-secret.js';
 import { APP_SECRET_VARIABLE } from '../../../src/lambda/migrate-handler.js';
 import { appDatabaseSecret, migrateAtDeploy } from './app-database-user.js';
 import { databaseAlarms } from './database-alarms.js';
+import { acknowledgeFindings } from './nag-findings.js';
 import { bundleLambdas, LAMBDA_HANDLERS, REPO_ROOT } from './bundle.js';
 import type { DeploySettings } from './settings.js';
 
@@ -331,7 +332,7 @@ export class SdcStack extends Stack {
     alarm('ReconcileErrorsAlarm', 'The scheduled reconcile failed (see its log group)', reconcile.metricErrors({ period: Duration.hours(1) }));
     databaseAlarms(this, database, topic);
 
-    this.acknowledgeFindings({ vpc: settings.vpcId ? undefined : vpc, database, secret, appSecret, settings, reconcile });
+    acknowledgeFindings(this, { vpc: settings.vpcId ? undefined : vpc, database, secret, appSecret, settings, reconcile });
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Where the mission client points (IMAP_DATA_ACCESS_URL or sdc --url)',
@@ -345,33 +346,6 @@ export class SdcStack extends Stack {
     new CfnOutput(this, 'DatabaseSecretArn', { value: secret.secretArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
   }
-
-  /**
-   * The AWS Solutions checks (cdk-nag) this stack does not follow, each with its reason.
-   * Every other finding fails the synth (bin/app.ts) and the template test.
-   */
-  private acknowledgeFindings(parts: { vpc?: IConstruct; database: DatabaseInstance; secret: Secret; appSecret: Secret; settings: DeploySettings; reconcile: LambdaFunction }): void {
-    const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
-    const managed = (name: string) => `IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${name}]`;
-    ack(this, managed('AWSLambdaBasicExecutionRole'), 'The functions (and the CDK bucket-notification helper) write their logs with the AWS-managed policy docs/deploy.md lists: it grants only CloudWatch Logs writes.');
-    ack(this, managed('AWSLambdaVPCAccessExecutionRole'), 'The functions run in the VPC: the AWS-managed policy docs/deploy.md lists grants only the network-interface actions Lambda needs for that.');
-    ack(this, 'L1', 'Node.js 22 is the runtime the service is built and tested for (package.json engines, CI); move to a newer one when the project does.');
-    const objects = `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/*]`;
-    for (const fn of [this.functions.api, this.functions.ingest, this.functions.reconcile]) {
-      ack(fn, objects, 'Objects of the archive bucket only (bucket/*: any file of the archive may be uploaded, read or indexed), with the exact actions docs/deploy.md lists; no wildcard action.');
-      ack(fn, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.staging/*]`, 'Deleting is allowed only under .staging/, where uploads wait until they are promoted to their name (or refused): never a stored file.');
-    }
-    ack(this.functions.api, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.multipart/*]`, 'Uploads in parts live under .multipart/ until completed: listing their parts and deleting them there only, never a stored file.');
-    ack(this, `IAM5[Resource::<${logicalId(parts.reconcile)}.Arn>:*]`, 'EventBridge Scheduler may invoke the reconcile function (any of its versions): lambda:InvokeFunction on that one function only.');
-    ack(this.api, 'APIG4', 'The API is public by design (downloads and queries are open unless SDC_READ_NEEDS_KEY); its API keys are checked by the function on every route that needs one (the same keys table and messages as sdc serve), so no API Gateway authorizer.');
-    ack(this.bucket, 'S1', 'Every request to the bucket is made with an address the API issued and logged (with the API key name); enable server access logs or CloudTrail data events if the centre requires an S3-side record.');
-    for (const secret of [parts.secret, parts.appSecret]) {
-      ack(secret, 'SMG4', 'Each function container reads the password when it starts (src/lambda/database-secret.ts) and keeps its connections: a scheduled rotation would fail running containers until they are replaced, so rotate by hand at a quiet time (docs/deploy-aws.md).');
-    }
-    ack(parts.database, 'RDS11', 'PostgreSQL listens on 5432 in private subnets, reachable only from RDS Proxy\'s security group: a non-default port adds nothing there.');
-    if (!parts.settings.multiAz) ack(parts.database, 'RDS3', 'Single-AZ by default to keep the cost at rest low (backups are kept 7 days); deploy with -c multiAz=true for a standby.');
-    if (parts.vpc) ack(parts.vpc, 'VPC7', 'The VPC carries only functions -> RDS Proxy -> PostgreSQL and functions -> S3 (gateway endpoint); add flow logs if the centre\'s policy asks (billed per GB).');
-  }
 }
 
 /** A copy of the bundle with the mission file beside package.json, where SDC_MISSION_CONFIG points. */
@@ -383,11 +357,6 @@ function withMission(bundleDir: string, missionConfig: string): string {
   return dir;
 }
 
-/** cdk-nag's finding ids name resources by their logical ids. */
-function logicalId(construct: IConstruct): string {
-  const stack = Stack.of(construct);
-  return stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
-}
 
 function capital(name: string): string {
   return name[0]!.toUpperCase() + name.slice(1);
