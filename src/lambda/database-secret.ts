@@ -15,14 +15,14 @@ function extensionPort(env: NodeJS.ProcessEnv): string {
   return env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
 }
 
-/** The environment with SDC_CATALOG's user and password filled from the secret, when one is named. */
-export async function withDatabaseSecret(env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
-  const secretId = env[CATALOG_SECRET_VARIABLE];
-  if (secretId === undefined || secretId === '') return env;
-  const catalog = env.SDC_CATALOG;
-  if (catalog === undefined || !/^postgres(ql)?:\/\//.test(catalog)) {
-    throw new Error(`${CATALOG_SECRET_VARIABLE} is set, so SDC_CATALOG must be a postgres:// URL without a password`);
-  }
+/** A database secret's fields, as RDS and the CDK stack write them. */
+export interface DatabaseCredentials {
+  readonly username?: string;
+  readonly password: string;
+}
+
+/** Reads a `{"username", "password"}` secret through the extension (the function's role must be allowed to). */
+export async function readDatabaseSecret(env: NodeJS.ProcessEnv, secretId: string): Promise<DatabaseCredentials> {
   const answer = await fetch(`http://localhost:${extensionPort(env)}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`, {
     headers: { 'X-Aws-Parameters-Secrets-Token': env.AWS_SESSION_TOKEN ?? '' },
   }).catch((err: unknown) => {
@@ -34,8 +34,20 @@ export async function withDatabaseSecret(env: NodeJS.ProcessEnv): Promise<NodeJS
   const { SecretString } = (await answer.json()) as { SecretString?: string };
   const fields = JSON.parse(SecretString ?? '{}') as { username?: unknown; password?: unknown };
   if (typeof fields.password !== 'string') throw new Error(`the database secret ${secretId} holds no "password"`);
+  return { password: fields.password, ...(typeof fields.username === 'string' ? { username: fields.username } : {}) };
+}
+
+/** The environment with SDC_CATALOG's user and password filled from the secret, when one is named. */
+export async function withDatabaseSecret(env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  const secretId = env[CATALOG_SECRET_VARIABLE];
+  if (secretId === undefined || secretId === '') return env;
+  const catalog = env.SDC_CATALOG;
+  if (catalog === undefined || !/^postgres(ql)?:\/\//.test(catalog)) {
+    throw new Error(`${CATALOG_SECRET_VARIABLE} is set, so SDC_CATALOG must be a postgres:// URL without a password`);
+  }
+  const fields = await readDatabaseSecret(env, secretId);
   const url = new URL(catalog);
-  if (typeof fields.username === 'string') url.username = encodeURIComponent(fields.username);
+  if (fields.username !== undefined) url.username = encodeURIComponent(fields.username);
   url.password = encodeURIComponent(fields.password);
   return { ...env, SDC_CATALOG: url.toString() };
 }

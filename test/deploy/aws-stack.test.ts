@@ -15,6 +15,7 @@ import { loadServerConfig, SERVER_SETTINGS } from '../../src/config.js';
 import { IMAP_MISSION, loadMissionConfig } from '../../src/mission/index.js';
 import { parseS3Url } from '../../src/store/index.js';
 import { CATALOG_SECRET_VARIABLE } from '../../src/lambda/database-secret.js';
+import { APP_SECRET_VARIABLE } from '../../src/lambda/migrate-handler.js';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 
 const run = promisify(execFile);
@@ -57,6 +58,9 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
   let resources: Resources;
   const functionId = (name: keyof typeof LAMBDA_HANDLERS) =>
     logicalIdOf(template, 'AWS::Lambda::Function', (p) => p.Handler === LAMBDA_HANDLERS[name]);
+  /** The master user's secret (migrations) and the application user's (everything else), by their user names. */
+  const secretId = (user: 'sdc' | 'sdc_app') =>
+    logicalIdOf(template, 'AWS::SecretsManager::Secret', (p) => (p.GenerateSecretString as { SecretStringTemplate?: string }).SecretStringTemplate === JSON.stringify({ username: user }));
 
   beforeAll(() => {
     bundleDir = bundleLambdas(mkdtempSync(join(tmpdir(), 'sdc-bundle-test-')));
@@ -157,7 +161,7 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
   it('gives each function the variables its handler reads, under the names the config module reads', () => {
     for (const name of Object.keys(LAMBDA_HANDLERS) as (keyof typeof LAMBDA_HANDLERS)[]) {
       const variables = (resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
-      const known = new Set<string>([...Object.values(SERVER_SETTINGS), 'NODE_EXTRA_CA_CERTS', CATALOG_SECRET_VARIABLE]);
+      const known = new Set<string>([...Object.values(SERVER_SETTINGS), 'NODE_EXTRA_CA_CERTS', CATALOG_SECRET_VARIABLE, ...(name === 'migrate' ? [APP_SECRET_VARIABLE] : [])]);
       // The Parameters and Secrets extension's own settings are read by the extension.
       const extension = /^(PARAMETERS_SECRETS_EXTENSION|SECRETS_MANAGER|SSM_PARAMETER_STORE)_/;
       for (const variable of Object.keys(variables)) expect(known.has(variable) || extension.test(variable), `${name}: ${variable} is read by nothing`).toBe(true);
@@ -169,7 +173,9 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
       // No user or password in the environment: the secret is read at cold start (src/lambda/database-secret.ts).
       expect(config.catalog, name).toMatch(/^postgres:\/\/resolved:5432\/sdc\?schema=sdc&sslmode=verify-full$/);
       expect(JSON.stringify(variables)).not.toMatch(/resolve:secretsmanager|password/i);
-      expect(variables[CATALOG_SECRET_VARIABLE], name).toEqual({ Ref: logicalIdOf(template, 'AWS::SecretsManager::Secret', () => true) });
+      // The application user's secret, but the migrate function's: the master's (and the application user's, to set its password).
+      expect(variables[CATALOG_SECRET_VARIABLE], name).toEqual({ Ref: secretId(name === 'migrate' ? 'sdc' : 'sdc_app') });
+      if (name === 'migrate') expect(variables[APP_SECRET_VARIABLE]).toEqual({ Ref: secretId('sdc_app') });
       // The Parameters and Secrets extension serves it to the function.
       expect(JSON.stringify(resources[functionId(name)]!.Properties!.Layers), name).toMatch(/"Fn::FindInMap":\["Paramsandsecrets/);
     }
@@ -177,17 +183,17 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
     expect(api).toMatchObject({ [SERVER_SETTINGS.requireKeys]: 'false', [SERVER_SETTINGS.readNeedsKey]: 'false' });
   });
 
-  it('reads the database secret through a Secrets Manager endpoint in the VPC, each role that one secret only', () => {
+  it('reads the database secrets through a Secrets Manager endpoint in the VPC: the master\'s by the migrate function only', () => {
     const endpoints = Object.values(byType(template, 'AWS::EC2::VPCEndpoint')).filter((e) => e.Properties!.VpcEndpointType === 'Interface');
     expect(endpoints.map((e) => JSON.stringify(e.Properties!.ServiceName))).toEqual([expect.stringContaining('.secretsmanager')]);
-    const secret = logicalIdOf(template, 'AWS::SecretsManager::Secret', () => true);
     for (const name of Object.keys(LAMBDA_HANDLERS) as (keyof typeof LAMBDA_HANDLERS)[]) {
       const role = (resources[functionId(name)]!.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
       const statements = Object.values(byType(template, 'AWS::IAM::Policy'))
         .filter((p) => JSON.stringify(p.Properties!.Roles).includes(role))
         .flatMap((p) => (p.Properties!.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);
       const reads = statements.filter((st) => [st.Action].flat().includes('secretsmanager:GetSecretValue'));
-      expect(reads.map((st) => st.Resource), name).toEqual([{ Ref: secret }]);
+      const expected = name === 'migrate' ? [secretId('sdc'), secretId('sdc_app')] : [secretId('sdc_app')];
+      expect(reads.map((st) => (st.Resource as { Ref: string }).Ref).sort(), name).toEqual(expected.sort());
     }
   });
 
@@ -261,6 +267,7 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
       }
     }
     expect(s3Actions('keys')).toEqual([]);
+    expect(s3Actions('migrate')).toEqual([]);
     for (const [id, policy] of Object.entries(policies)) {
       for (const statement of (policy.Properties!.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement) {
         for (const action of [statement.Action].flat()) {
@@ -269,6 +276,25 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
         }
       }
     }
+  });
+
+  it('runs the migrations as the master user once per deploy, then grants the application user rows only', () => {
+    // The proxy logs in as either user.
+    const proxy = Object.values(byType(template, 'AWS::RDS::DBProxy'))[0]!;
+    const proxySecrets = (proxy.Properties!.Auth as { SecretArn: { Ref: string } }[]).map((a) => a.SecretArn.Ref).sort();
+    expect(proxySecrets).toEqual([secretId('sdc'), secretId('sdc_app')].sort());
+    // A trigger invokes the migrate function at deploy, after the database and its proxy, before the other functions.
+    const triggers = Object.entries(resources).filter(([, r]) => r.Type === 'Custom::Trigger');
+    expect(triggers).toHaveLength(1);
+    const [triggerId, trigger] = triggers[0]!;
+    // A version of the migrate function: a new one with each code change, which runs the trigger again.
+    const version = resources[(trigger.Properties!.HandlerArn as { Ref: string }).Ref]!;
+    expect(version).toMatchObject({ Type: 'AWS::Lambda::Version', Properties: { FunctionName: { Ref: functionId('migrate') } } });
+    const dependsOn = (id: string) => ((template.toJSON().Resources as Record<string, { DependsOn?: string[] }>)[id]!.DependsOn ?? []);
+    const proxyId = logicalIdOf(template, 'AWS::RDS::DBProxy', () => true);
+    const databaseId = logicalIdOf(template, 'AWS::RDS::DBInstance', () => true);
+    expect(dependsOn(triggerId)).toEqual(expect.arrayContaining([proxyId, databaseId]));
+    for (const name of ['api', 'ingest', 'reconcile', 'keys'] as const) expect(dependsOn(functionId(name)), name).toContain(triggerId);
   });
 
   it('keeps PostgreSQL private behind RDS Proxy (TLS), its password in Secrets Manager', () => {

@@ -13,6 +13,7 @@ export const LAMBDA_HANDLERS = {
   ingest: 'dist/lambda/s3-ingest-handler.handler',
   reconcile: 'dist/lambda/reconcile-handler.handler',
   keys: 'dist/lambda/keys-handler.handler',
+  migrate: 'dist/lambda/migrate-handler.handler',
 } as const;
 
 /**

@@ -1,6 +1,6 @@
 import { copyFileSync, cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { DomainName, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -20,10 +20,13 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import type { Construct, IConstruct } from 'constructs';
+import type { Construct } from 'constructs';
 import { SERVER_SETTINGS } from '../../../src/config.js';
 import { CATALOG_SECRET_VARIABLE } from '../../../src/lambda/database-secret.js';
+import { APP_SECRET_VARIABLE } from '../../../src/lambda/migrate-handler.js';
+import { appDatabaseSecret, migrateAtDeploy } from './app-database-user.js';
 import { databaseAlarms } from './database-alarms.js';
+import { acknowledgeFindings } from './nag-findings.js';
 import { bundleLambdas, LAMBDA_HANDLERS, REPO_ROOT } from './bundle.js';
 import type { DeploySettings } from './settings.js';
 
@@ -40,7 +43,7 @@ export const DATABASE = { name: 'sdc', user: 'sdc', schema: 'sdc' } as const;
 const MISSION_FILE = 'mission.json';
 
 /** Memory of each function, MB: the API's also buys CPU, which shortens cold starts. */
-export const MEMORY = { api: 1024, ingest: 512, reconcile: 512, keys: 256 } as const;
+export const MEMORY = { api: 1024, ingest: 512, reconcile: 512, keys: 256, migrate: 256 } as const;
 
 const RETENTION: Record<number, RetentionDays> = Object.fromEntries(
   Object.values(RetentionDays)
@@ -132,7 +135,7 @@ export class SdcStack extends Stack {
 
     // ---- PostgreSQL: password generated into Secrets Manager, reached only through RDS Proxy.
     const secret = new Secret(this, 'DatabaseSecret', {
-      description: 'sdc-data-access catalog: PostgreSQL user and password',
+      description: 'sdc-data-access catalog: PostgreSQL master user and password (the migrate function only)',
       generateSecretString: {
         secretStringTemplate: JSON.stringify({ username: DATABASE.user }),
         generateStringKey: 'password',
@@ -141,6 +144,7 @@ export class SdcStack extends Stack {
         passwordLength: 40,
       },
     });
+    const appSecret = appDatabaseSecret(this);
     const retention = RETENTION[settings.logRetentionDays] ?? RetentionDays.THREE_MONTHS;
     const instanceIdentifier = `${this.stackName.toLowerCase()}-catalog`;
     const dbSecurityGroup = new SecurityGroup(this, 'DatabaseSecurityGroup', { vpc, description: 'PostgreSQL: from RDS Proxy only', allowAllOutbound: false });
@@ -174,7 +178,8 @@ export class SdcStack extends Stack {
     const proxy = database.addProxy('Proxy', {
       // Named after the stack, so that two stacks in one account and region do not collide.
       dbProxyName: `${this.stackName}-catalog`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 60),
-      secrets: [secret],
+      // The proxy logs in with whichever user the client names: the master (migrations) or the application user.
+      secrets: [secret, appSecret],
       vpc,
       vpcSubnets: subnets,
       securityGroups: [proxySecurityGroup],
@@ -198,7 +203,8 @@ export class SdcStack extends Stack {
     const environment: Record<string, string> = {
       [SERVER_SETTINGS.store]: `s3://${this.bucket.bucketName}?region=${this.region}`,
       [SERVER_SETTINGS.catalog]: catalogUrl,
-      [CATALOG_SECRET_VARIABLE]: secret.secretArn,
+      // The application user (rows only, no DDL); the migrate function alone gets the master's.
+      [CATALOG_SECRET_VARIABLE]: appSecret.secretArn,
       [SERVER_SETTINGS.logLevel]: 'info',
       ...(settings.missionConfig ? { [SERVER_SETTINGS.missionConfig]: `/var/task/${MISSION_FILE}` } : {}),
       ...(settings.uploadTtl ? { [SERVER_SETTINGS.uploadTtl]: String(settings.uploadTtl) } : {}),
@@ -248,10 +254,19 @@ export class SdcStack extends Stack {
       }),
       reconcile: make('reconcile', 'sdc-data-access: sdc reconcile on a schedule', { timeout: Duration.minutes(15) }),
       keys: make('keys', 'sdc-data-access: create, revoke and list API keys (invoke directly)', { timeout: Duration.seconds(30) }),
+      // Migrations as the master user, then the application user's grants (deploy/aws/lib/app-database-user.ts).
+      migrate: make('migrate', 'sdc-data-access: migrate the catalog and grant the application user (run at deploy)', {
+        timeout: Duration.minutes(10),
+        environment: { ...environment, [CATALOG_SECRET_VARIABLE]: secret.secretArn, [APP_SECRET_VARIABLE]: appSecret.secretArn },
+      }),
     };
-    const { api, ingest, reconcile } = this.functions;
-    // Each function reads the database secret once per container, and only that secret.
-    for (const fn of Object.values(this.functions)) secret.grantRead(fn);
+    const { api, ingest, reconcile, keys, migrate } = this.functions;
+    // Each function reads its database secret once per container: the four that serve the archive
+    // the application user's, the migrate function the master's (to migrate) and the application
+    // user's (to set its password).
+    for (const fn of [api, ingest, reconcile, keys, migrate]) appSecret.grantRead(fn);
+    secret.grantRead(migrate);
+    migrateAtDeploy(this, migrate, [database, proxy], [api, ingest, reconcile, keys]);
 
     // ---- Least privilege: exactly the S3 actions docs/deploy.md lists ("IAM permissions"). Deletes
     // only under .staging/ (a promoted or refused upload) and .multipart/ (parts): never a stored file.
@@ -317,7 +332,7 @@ export class SdcStack extends Stack {
     alarm('ReconcileErrorsAlarm', 'The scheduled reconcile failed (see its log group)', reconcile.metricErrors({ period: Duration.hours(1) }));
     databaseAlarms(this, database, topic);
 
-    this.acknowledgeFindings({ vpc: settings.vpcId ? undefined : vpc, database, secret, settings, reconcile });
+    acknowledgeFindings(this, { vpc: settings.vpcId ? undefined : vpc, database, secret, appSecret, settings, reconcile });
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Where the mission client points (IMAP_DATA_ACCESS_URL or sdc --url)',
@@ -331,31 +346,6 @@ export class SdcStack extends Stack {
     new CfnOutput(this, 'DatabaseSecretArn', { value: secret.secretArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
   }
-
-  /**
-   * The AWS Solutions checks (cdk-nag) this stack does not follow, each with its reason.
-   * Every other finding fails the synth (bin/app.ts) and the template test.
-   */
-  private acknowledgeFindings(parts: { vpc?: IConstruct; database: DatabaseInstance; secret: Secret; settings: DeploySettings; reconcile: LambdaFunction }): void {
-    const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
-    const managed = (name: string) => `IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${name}]`;
-    ack(this, managed('AWSLambdaBasicExecutionRole'), 'The functions (and the CDK bucket-notification helper) write their logs with the AWS-managed policy docs/deploy.md lists: it grants only CloudWatch Logs writes.');
-    ack(this, managed('AWSLambdaVPCAccessExecutionRole'), 'The functions run in the VPC: the AWS-managed policy docs/deploy.md lists grants only the network-interface actions Lambda needs for that.');
-    ack(this, 'L1', 'Node.js 22 is the runtime the service is built and tested for (package.json engines, CI); move to a newer one when the project does.');
-    const objects = `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/*]`;
-    for (const fn of [this.functions.api, this.functions.ingest, this.functions.reconcile]) {
-      ack(fn, objects, 'Objects of the archive bucket only (bucket/*: any file of the archive may be uploaded, read or indexed), with the exact actions docs/deploy.md lists; no wildcard action.');
-      ack(fn, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.staging/*]`, 'Deleting is allowed only under .staging/, where uploads wait until they are promoted to their name (or refused): never a stored file.');
-    }
-    ack(this.functions.api, `IAM5[Resource::<${logicalId(this.bucket)}.Arn>/.multipart/*]`, 'Uploads in parts live under .multipart/ until completed: listing their parts and deleting them there only, never a stored file.');
-    ack(this, `IAM5[Resource::<${logicalId(parts.reconcile)}.Arn>:*]`, 'EventBridge Scheduler may invoke the reconcile function (any of its versions): lambda:InvokeFunction on that one function only.');
-    ack(this.api, 'APIG4', 'The API is public by design (downloads and queries are open unless SDC_READ_NEEDS_KEY); its API keys are checked by the function on every route that needs one (the same keys table and messages as sdc serve), so no API Gateway authorizer.');
-    ack(this.bucket, 'S1', 'Every request to the bucket is made with an address the API issued and logged (with the API key name); enable server access logs or CloudTrail data events if the centre requires an S3-side record.');
-    ack(parts.secret, 'SMG4', 'Each function container reads the password when it starts (src/lambda/database-secret.ts) and keeps its connections: a scheduled rotation would fail running containers until they are replaced, so rotate by hand at a quiet time (docs/deploy-aws.md).');
-    ack(parts.database, 'RDS11', 'PostgreSQL listens on 5432 in private subnets, reachable only from RDS Proxy\'s security group: a non-default port adds nothing there.');
-    if (!parts.settings.multiAz) ack(parts.database, 'RDS3', 'Single-AZ by default to keep the cost at rest low (backups are kept 7 days); deploy with -c multiAz=true for a standby.');
-    if (parts.vpc) ack(parts.vpc, 'VPC7', 'The VPC carries only functions -> RDS Proxy -> PostgreSQL and functions -> S3 (gateway endpoint); add flow logs if the centre\'s policy asks (billed per GB).');
-  }
 }
 
 /** A copy of the bundle with the mission file beside package.json, where SDC_MISSION_CONFIG points. */
@@ -367,11 +357,6 @@ function withMission(bundleDir: string, missionConfig: string): string {
   return dir;
 }
 
-/** cdk-nag's finding ids name resources by their logical ids. */
-function logicalId(construct: IConstruct): string {
-  const stack = Stack.of(construct);
-  return stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
-}
 
 function capital(name: string): string {
   return name[0]!.toUpperCase() + name.slice(1);

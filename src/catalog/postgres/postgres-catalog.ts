@@ -108,6 +108,10 @@ async function migrateRetryingOthersDrops(db: Kysely<unknown>, schema: string): 
 }
 
 async function createSchema(db: Kysely<CatalogDatabase>, schema: string): Promise<void> {
+  // Looked up first: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema
+  // exists, which an application user without DDL rights lacks (docs/deploy-aws.md, Database users).
+  const found = await sql<{ n: number }>`select 1 as n from pg_namespace where nspname = ${schema}`.execute(db);
+  if (found.rows.length > 0) return;
   try {
     await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   } catch (err) {
