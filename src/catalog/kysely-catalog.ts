@@ -1,5 +1,6 @@
 import { backendFailure } from '../errors/index.js';
-import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { transactionReportingCause } from './first-failure-transaction.js';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Catalog } from './catalog.js';
 import { SQLITE_DIALECT, type CatalogDialect } from './catalog-dialect.js';
 import type { CoverageDay } from './coverage-day.js';
@@ -42,7 +43,7 @@ export class KyselyCatalog implements Catalog {
   }
 
   private async insertOnce(record: FileRecord): Promise<'inserted' | 'exists'> {
-    const inserted = await this.db.transaction().execute(async (trx) => {
+    const inserted = await transactionReportingCause(this.db, async (trx) => {
       const result = await trx
         .insertInto('files')
         .values({ ...record, uploader: record.uploader ?? null })
@@ -61,7 +62,7 @@ export class KyselyCatalog implements Catalog {
    * The latest flags and coverage rows of the records' products, in the writing transaction
    * (product-refresh.ts: the one place they are recomputed).
    */
-  private async refreshProducts(trx: Transaction<CatalogDatabase>, records: readonly FileRecord[]): Promise<void> {
+  private async refreshProducts(trx: Kysely<CatalogDatabase>, records: readonly FileRecord[]): Promise<void> {
     if (this.dialect.engine === 'postgres') {
       const arrays = productArrays(records);
       for (const text of postgresRefreshSql(arrays)) await trx.executeQuery(CompiledQuery.raw(text, arrays));
@@ -87,7 +88,7 @@ export class KyselyCatalog implements Catalog {
 
   async insertMany(records: readonly FileRecord[]): Promise<number> {
     if (records.length === 0) return 0;
-    return this.driver('insert', () => this.db.transaction().execute(async (trx) => {
+    return this.driver('insert', () => transactionReportingCause(this.db, async (trx) => {
       let inserted = 0;
       // Rows per statement: 12 columns each stays under every backend's parameter limit.
       for (let i = 0; i < records.length; i += INSERT_BATCH) {

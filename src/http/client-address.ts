@@ -57,6 +57,9 @@ function claimedChain(request: FastifyRequest): (string | undefined)[] {
 
 const memo = new WeakMap<FastifyRequest, string>();
 
+/** The client address of a request whose connection was gone before anyone asked. */
+export const UNKNOWN_CLIENT = 'unknown';
+
 /**
  * The address of the client a request is from: the one used in request logs, per-address
  * rate limits and the live feed's per-address cap (docs/self-hosted.md, Reverse proxy). It is
@@ -68,6 +71,9 @@ const memo = new WeakMap<FastifyRequest, string>();
  */
 export function clientAddress(request: FastifyRequest): string {
   const trusted = request.server.trustedProxies;
+  // A connection a client has already reset has no peer address left (Node leaves it
+  // undefined): such a request still gets its access line and its budget, under one name.
+  if ((request.ip as string | undefined) === undefined) return UNKNOWN_CLIENT;
   const peer = plain(request.ip);
   if (trusted === undefined) return peer;
   const known = memo.get(request);
