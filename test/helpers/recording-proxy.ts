@@ -110,6 +110,11 @@ export class RecordingProxy {
       },
     );
     upstream.on('error', () => res.socket?.destroy());
+    // A client gone before its body's end is gone upstream too, as with a real proxy: the
+    // server must not keep waiting for the rest of a body that will never come.
+    req.on('close', () => {
+      if (!req.complete) upstream.destroy();
+    });
     req.pipe(upstream);
   }
 }
