@@ -1,5 +1,6 @@
 import { pagesOf, RecordPages } from '../catalog/record-pages.js';
 import type { FileRecord } from '../catalog/file-record.js';
+import { METALINK_TYPE } from './metalink.js';
 import { CSV_HEADER, csvRow, RECORD_FIELDS } from '../wire/record.js';
 
 /** Media types of the query answer's representations. */
@@ -7,6 +8,7 @@ export const MEDIA_TYPES = {
   json: 'application/json',
   csv: 'text/csv; charset=utf-8',
   ndjson: 'application/x-ndjson',
+  metalink: METALINK_TYPE,
 } as const;
 
 
