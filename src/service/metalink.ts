@@ -24,14 +24,12 @@ export async function metalinkDocument(ctx: ServiceContext, records: AsyncIterab
     if (next.done) return undefined;
     first = next.value;
   }
-  const published = new Date();
   return new TextStream(async function* () {
     yield (
       '<?xml version="1.0" encoding="UTF-8"?>\n' +
       '<metalink xmlns="urn:ietf:params:xml:ns:metalink">\n' +
       '<generator>sdc-data-access</generator>\n' +
-      `<published>${published.toISOString().replace(/\.\d{3}Z$/, 'Z')}</published>\n` +
-      `<!-- Each url is signed for ${ctx.downloadTtl} s from the published time: fetch the files before then, or ask for the document again. -->\n`
+      `<!-- Each url is signed for ${ctx.downloadTtl} s from when this document was written: fetch the files before then, or ask for it again. -->\n`
     );
     // One <file> a line: a reader may join the pages of a paged answer line by line (docs/query.md).
     for (let page = first; ; ) {
