@@ -56,7 +56,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'format=metalink and stored bytes on S3' : `
   };
 
   it('stores .cdf as application/x-cdf and .pkts as bytes, and serves them so with a strong ETag', async () => {
-    const expected = { [CDF]: 'application/x-cdf', [PKTS]: 'application/octet-stream' };
+    const expected: Record<string, string> = { [CDF]: 'application/x-cdf', [PKTS]: 'application/octet-stream' };
     for (const [path, type] of Object.entries(expected)) {
       const head = await store.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: path }));
       expect(head.ContentType, path).toBe(type);
