@@ -89,6 +89,18 @@ describe.skipIf(!hasChromium)('portal layout with long names', () => {
       expect(problems).toEqual([]);
     });
 
+    it('shows a whole page (the screenshots of docs/portal.md)', async () => {
+      const { page, problems, close } = await openPage(browser, viewport);
+      await page.goto(`${server.url}/?instrument=swe&start_date=20240101&end_date=20240105&page=1`);
+      await expect.poll(() => page.locator('#search-status').textContent()).toMatch(/^2 files match/);
+      await page.locator('#coverage-figure').waitFor();
+      await page.locator('#coverage-details summary').click();
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: `${RESULTS_DIR}/portal-page-${viewport.name}.png`, fullPage: true });
+      await close();
+      expect(problems).toEqual([]);
+    });
+
     it('lists long upload names and messages wrapped, and the Upload button can be pressed', async () => {
       const { page, problems, close } = await openPage(browser, viewport);
       await page.goto(server.url);
