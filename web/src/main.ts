@@ -22,6 +22,7 @@ const form = byId<HTMLFormElement>('search-form');
 fillChoices(form, mission);
 
 const results = byId('results-region');
+const actions = new ResultActions({ region: byId('result-actions'), metalink: byId('metalink-link'), command: byId('sdc-command'), copySlot: byId('copy-command-slot') });
 const search = new SearchView(
   {
     table: byId('results'),
@@ -33,10 +34,8 @@ const search = new SearchView(
   },
   // Sorting and paging change the address in place; a new search adds a history entry.
   (state) => history.replaceState(null, '', stateToUrl(state)),
+  (answer) => actions.show(answer),
 );
-
-const actions = new ResultActions({ region: byId('result-actions'), metalink: byId('metalink-link'), command: byId('sdc-command'), copySlot: byId('copy-command-slot') });
-search.onResults = (answer) => actions.show(answer);
 
 /**
  * Runs a search and shows it in the address; the coverage follows its filters, except when the

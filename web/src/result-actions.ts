@@ -1,7 +1,7 @@
-import type { FileRecord } from './api.js';
 import { copyButton } from './copy-text.js';
 import { plural } from './format.js';
 import { sdcDownloadCommand } from './sdc-command.js';
+import type { SearchAnswer } from './search-view.js';
 
 export interface ResultActionElements {
   readonly region: HTMLElement;
@@ -23,7 +23,7 @@ export class ResultActions {
     el.copySlot.replaceChildren(copy);
   }
 
-  show(answer: { query: URLSearchParams; records: readonly FileRecord[]; total: number } | undefined): void {
+  show(answer: SearchAnswer | undefined): void {
     this.el.region.hidden = answer === undefined;
     if (!answer) return;
     const params = new URLSearchParams(answer.query);

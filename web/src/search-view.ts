@@ -15,6 +15,13 @@ export interface SearchElements {
   readonly retry: HTMLButtonElement;
 }
 
+/** A search's answer as shown: its filters, the records loaded, and how many matched in all. */
+export interface SearchAnswer {
+  readonly query: URLSearchParams;
+  readonly records: readonly FileRecord[];
+  readonly total: number;
+}
+
 /** Runs searches against GET /query and shows their answer; `onChange` records view changes in the address. */
 export class SearchView {
   private readonly table: ResultsTable;
@@ -27,6 +34,8 @@ export class SearchView {
   constructor(
     private readonly el: SearchElements,
     private readonly onChange: (state: SearchState) => void,
+    /** Told each answer's filters, records and match count once it is in; undefined while none is shown. */
+    private readonly onResults: (answer: SearchAnswer | undefined) => void,
   ) {
     this.table = new ResultsTable(el.table, (key) => this.sortBy(key));
     el.pager.addEventListener('click', (event) => {
@@ -41,8 +50,6 @@ export class SearchView {
     });
   }
 
-  /** Called with the search's filters, records and total once its answer is in (undefined: none shown). */
-  onResults: (answer: { query: URLSearchParams; records: readonly FileRecord[]; total: number } | undefined) => void = () => {};
 
   /** Loads the records of a search (cancelling any search still loading), then shows its page. */
   async run(state: SearchState): Promise<void> {
