@@ -90,9 +90,11 @@ export function drawCoverage(
   const from = Math.min(...products.map((p) => spanSeconds(p.spans[0]!)[0]));
   const to = Math.max(...products.map((p) => spanSeconds(p.spans[p.spans.length - 1]!)[1]));
   const pad = Math.max(DAY, (to - from) * 0.02);
-  const labelWidth = Math.max(...products.map((p) => productLabel(p).length)) * 8 + 24;
-  // A plot narrower than this gets month-day labels, the year under the first and at each new year.
+  // A plot narrower than this gets month-day labels, the year under the first and at each new year,
+  // and tighter margins, so a phone still gets several labels.
   const compact = () => target.clientWidth < 560;
+  const narrow = compact();
+  const labelWidth = Math.max(...products.map((p) => productLabel(p).length)) * (narrow ? 7 : 8) + (narrow ? 12 : 24);
   let xLabels: string[] = [];
   let xSplits: number[] = [];
 
@@ -101,8 +103,8 @@ export function drawCoverage(
     height: rows * rowHeight(rows) + 60,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     legend: { show: false },
-    // Room on the right for the last date label.
-    padding: [8, 48, 0, 0],
+    // Room on the right for half the last date label.
+    padding: [8, narrow ? 24 : 48, 0, 0],
     cursor: { y: false, points: { show: false }, drag: { x: true, y: false, setScale: true } },
     scales: {
       x: { time: true, range: (_u, min, max) => (min === from && max === to ? [from - pad, to + pad] : [min, max]) },
