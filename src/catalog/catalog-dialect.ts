@@ -1,4 +1,4 @@
-import { sqliteJsonRecord } from './record-reads.js';
+import { sqliteJsonRecord } from './sqlite/sqlite-json-record.js';
 
 /**
  * The few places where SQL backends differ, as data the shared code reads. Each

@@ -2,7 +2,7 @@ import { pageSql, whereOf } from './filter-sql.js';
 import { keysetPages, QUERY_PAGE_SIZE } from './keyset-pages.js';
 import type { QueryFilter } from './query-filter.js';
 import { DEFAULT_SORT, positionOf, type QueryOptions, type QueryPosition } from './query-options.js';
-import { RECORD_COLUMN_LIST, RECORD_COLUMNS, recordOfRow } from './record-columns.js';
+import { RECORD_COLUMN_LIST, recordOfRow } from './record-columns.js';
 import { RecordPages } from './record-pages.js';
 
 /*
@@ -25,21 +25,6 @@ export function countSql(filter: QueryFilter): { readonly text: string; readonly
   const params: unknown[] = [];
   const where = whereOf(filter, params);
   return { text: `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params };
-}
-
-/**
- * SQLite's JSON text of a row, exactly what JSON.stringify gives its record: fields in record
- * order, integers as numbers, a NULL column left out (one CASE branch per optional column).
- */
-export function sqliteJsonRecord(): string {
-  const member = (c: (typeof RECORD_COLUMNS)[number]) => `'${c.field}', ${c.name}`;
-  const branches = (at: number, members: string[]): string => {
-    if (at === RECORD_COLUMNS.length) return `json_object(${members.join(', ')})`;
-    const column = RECORD_COLUMNS[at]!;
-    if (!column.nullable) return branches(at + 1, [...members, member(column)]);
-    return `CASE WHEN ${column.name} IS NULL THEN ${branches(at + 1, members)} ELSE ${branches(at + 1, [...members, member(column)])} END`;
-  };
-  return branches(0, []);
 }
 
 /** The columns a page of a query selects: the record's, or (`json`) its JSON text, then where the next page starts. */
