@@ -63,8 +63,9 @@ function copySource(bucket: string, key: string): string {
 }
 
 /**
- * Metadata of an object written by a copy: the ETag of the staged object it was copied from (a
- * copy in parts has an ETag of its own), so that the same upload announced again is known.
+ * Metadata of an object written by a promotion: the ETag of the staged object it came from (a
+ * copy in parts, or a joined upload in parts, has an ETag unlike the PUT's), so that the same
+ * upload announced or swept again is known.
  */
 const COPIED_FROM = 'sdc-copied-from';
 
@@ -188,7 +189,8 @@ export class S3Staging implements StagingArea {
           Body: hashed,
           ContentLength: source.ContentLength ?? 0,
           IfNoneMatch: '*',
-          Metadata: promotedMetadata(uploader, ingestionDate),
+          // A joined upload in parts has an ETag of its own kind, never the PUT's: this keeps it recognisable.
+          Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' },
         }),
       );
     } catch (err) {
