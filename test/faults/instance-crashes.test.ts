@@ -99,4 +99,39 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`instance crashes: ${PRODUCTION_BACKE
     expect(world.a.unexpectedExits).toEqual([]);
     await world.b.start();
   });
+  for (const outage of ['refused (RGW stopped)', 'black-holed (unreachable)'] as const) {
+    it(`an instance restarted while the store is ${outage}: listens, /healthz and queries 200, uploads 503 with Retry-After, and recovers`, { timeout: 120_000 }, async () => {
+      const label = `restart while the store is ${outage.split(' ')[0]}`;
+      await world.b.kill('SIGKILL');
+      if (outage.startsWith('refused')) await world.s3Proxy.refuse();
+      else world.s3Proxy.blackhole();
+      try {
+        const listenMs = await world.b.start();
+        rows[`${label}: ms to listen`] = listenMs;
+        const status = async (path: string) => (await world.ask(world.b, path))?.status;
+        expect(await status('/healthz')).toBe(200);
+        expect(await status('/query?limit=5')).toBe(200);
+        const ready = await world.ask(world.b, '/readyz');
+        expect(ready?.status).toBe(200);
+        expect(await ready?.json()).toMatchObject({ status: 'degraded' });
+        if (outage.startsWith('refused')) {
+          // A black-holed store makes an upload wait for it (as a black-holed catalog does): only refused is answered at once.
+          const upload = await world.ask(world.b, '/upload/imap/swe/l1a/2031/01/imap_swe_l1a_sci_20310101_20310101_v00-01.cdf');
+          expect(upload?.status).toBe(503);
+          expect(upload?.headers.get('retry-after')).toMatch(/^\d+$/);
+          expect(upload?.headers.get('x-error-code')).toBe('SDC_STORE_UNAVAILABLE');
+          rows[`${label}: upload answered`] = `${upload?.status} ${upload?.headers.get('x-error-code')} Retry-After ${upload?.headers.get('retry-after')}`;
+        }
+      } finally {
+        await world.s3Proxy.resume();
+      }
+      // Back: uploads through the restarted instance are stored and findable.
+      const before = world.acknowledged.size;
+      for (let i = 0; i < 4; i++) await world.upload();
+      expect(world.acknowledged.size).toBe(before + 4);
+      expect(await world.unfindable(FINDABLE_WITHIN_MS)).toEqual([]);
+      expect(world.instances.flatMap((i) => i.unexpectedExits)).toEqual([]);
+      expect(world.answers.filter((a) => a.status >= 500 && a.status !== 503)).toEqual([]);
+    });
+  }
 });
