@@ -69,6 +69,14 @@ function copySource(bucket: string, key: string): string {
  */
 const COPIED_FROM = 'sdc-copied-from';
 
+/**
+ * COPIED_FROM for a promotion by PutObject: only when the source is a joined upload in parts,
+ * whose ETag (`<hash>-<parts>`) never equals the PUT's; a single PUT's ETag matches by itself.
+ */
+function copiedFrom(etag: string | undefined): Record<string, string> {
+  return etag?.includes('-') ? { [COPIED_FROM]: etag } : {};
+}
+
 class Interrupted extends Error {
   override name = 'Interrupted';
 }
@@ -189,8 +197,7 @@ export class S3Staging implements StagingArea {
           Body: hashed,
           ContentLength: source.ContentLength ?? 0,
           IfNoneMatch: '*',
-          // A joined upload in parts has an ETag of its own kind, never the PUT's: this keeps it recognisable.
-          Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' },
+          Metadata: { ...promotedMetadata(uploader, ingestionDate), ...copiedFrom(source.ETag) },
         }),
       );
     } catch (err) {
