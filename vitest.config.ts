@@ -1,16 +1,27 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
-export default defineConfig({
-  test: {
+/**
+ * `npm run test:all` and `npx vitest run <file>`: every test. `npm test` is the fast loop
+ * (vitest.fast.config.ts). Where a new test goes: test/README.md.
+ */
+export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test']> {
+  return {
     include: ['test/**/*.test.ts'],
-    // The portal's assets (web/dist), which the server serves at /; and dist, for the tests
-    // that run the real `sdc` command as a child process.
-    // local-services finds PostgreSQL at 127.0.0.1:5432 when TEST_DATABASE_URL is unset, and names
-    // each test group it cannot run at the end of the run.
-    globalSetup: ['test/helpers/local-services.ts', 'test/helpers/build-portal.ts', 'test/helpers/build-dist.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
     pool: 'forks',
+    tags: [{ name: 'large', description: 'moves hundreds of megabytes or runs for minutes: npm run test:all only', skip: fastLoop }],
+  };
+}
+
+export default defineConfig({
+  test: {
+    ...testOptions(false),
+    // local-services finds PostgreSQL at 127.0.0.1:5432 when TEST_DATABASE_URL is unset, and names
+    // each test group it cannot run at the end of the run; required-services makes a missing one an
+    // error where SDC_TEST_REQUIRE_ALL=1 (.ci/run). dist and web/dist are built by the tests that
+    // need them (test/helpers/lazy-build.ts).
+    globalSetup: ['test/helpers/local-services.ts', 'test/helpers/required-services.ts'],
   },
 });
