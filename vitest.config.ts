@@ -11,7 +11,8 @@ export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test
     hookTimeout: 30_000,
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
     pool: 'forks',
-    tags: [{ name: 'large', description: 'moves hundreds of megabytes or runs for minutes: npm run test:all only', skip: fastLoop }],
+    // A slow test in a fast folder: `{ tags: ['slow'] }` on its it() or describe() (test/README.md).
+    tags: [{ name: 'slow', description: 'moves hundreds of megabytes or takes minutes on a loaded machine: npm run test:all only', skip: fastLoop }],
   };
 }
 

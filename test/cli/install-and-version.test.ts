@@ -16,7 +16,7 @@ const { version } = (await import('../../package.json', { with: { type: 'json' }
 // links the clone's built `sdc` (dist, built here when src changed) onto <prefix>/bin.
 // npm reads the whole dependency tree for it: ~40 s on 2 loaded cores, hence the hook's own bound.
 const INSTALL_MS = 5 * 60_000;
-describe('sdc on the PATH', { timeout: 120_000 }, () => {
+describe('sdc on the PATH', { timeout: 120_000, tags: ['slow'] }, () => {
   let prefix: string;
   let elsewhere: string;
   beforeAll(async () => {

@@ -68,7 +68,7 @@ describe('uploads in parts on the local store', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('the SDK sends a 300 MB file in parallel parts; a part whose connection is lost is sent again; the record describes the stored bytes', { tags: ['large'], timeout: 180_000 }, async () => {
+  it('the SDK sends a 300 MB file in parallel parts; a part whose connection is lost is sent again; the record describes the stored bytes', { tags: ['slow'], timeout: 180_000 }, async () => {
     const path = pathOf('big');
     const file = await bigFile(dataDir, path, 300 * MiB + 12345);
     proxy.reset();

@@ -8,7 +8,7 @@ export default function setup(): () => void {
   return () => {
     console.log(
       'npm test ran the fast loop (SQLite and the local store). PostgreSQL, S3 (radosgw), nginx, Chromium, faults, deploy, ' +
-        'reliability and the tests tagged large run in npm run test:all (test/README.md)',
+        'reliability and the tests tagged slow run in npm run test:all (test/README.md)',
     );
     if (spawnSync('python3', ['--version']).status !== 0) {
       console.log('SKIPPED python3 tests (agreement with Python tuples; sdc download asking on a terminal): python3 is not on the PATH; install python3');
