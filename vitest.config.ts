@@ -8,7 +8,9 @@ export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test
   return {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Hooks start Ceph clusters (startRgw: 1-2 s idle, tens of seconds on 2 loaded cores), nginx and
+    // servers: bounded, but never by the 30 s a test gets. A hook that needs longer passes its own.
+    hookTimeout: 120_000,
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
     pool: 'forks',
     // A slow test in a fast folder: `{ tags: ['slow'] }` on its it() or describe() (test/README.md).
