@@ -14,7 +14,15 @@ export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
     pool: 'forks',
     // A slow test in a fast folder: `{ tags: ['slow'] }` on its it() or describe() (test/README.md).
-    tags: [{ name: 'slow', description: 'moves hundreds of megabytes or takes minutes on a loaded machine: npm run test:all only', skip: fastLoop }],
+    // Its own bound, 5 min (a test's or block's own timeout wins); skipped by the fast loop.
+    tags: [
+      {
+        name: 'slow',
+        description: 'moves hundreds of megabytes or takes minutes on a loaded machine: npm run test:all only',
+        timeout: 300_000,
+        ...(fastLoop ? { skip: true } : {}),
+      },
+    ],
   };
 }
 
