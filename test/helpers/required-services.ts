@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { HAVE_ARIA2, NO_ARIA2 } from './aria2.js';
 import { hasChromium, NO_CHROMIUM_MESSAGE } from './browser.js';
 import { HAVE_NGINX, NGINX_SKIPPED } from './nginx.js';
 import { whyNoPodman } from './podman.js';
@@ -16,6 +17,7 @@ export default async function setup(): Promise<void> {
   if (!HAVE_RGW) missing.push(NO_RGW);
   if (!hasChromium) missing.push(NO_CHROMIUM_MESSAGE);
   if (!HAVE_NGINX) missing.push(NGINX_SKIPPED);
+  if (!HAVE_ARIA2) missing.push(NO_ARIA2);
   const podman = await whyNoPodman();
   if (podman) missing.push(`container tests: ${podman}`);
   if (spawnSync('python3', ['--version']).status !== 0) missing.push('python3 is not on the PATH');
