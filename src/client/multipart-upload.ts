@@ -7,6 +7,7 @@ import { BadResponseError, ConflictError, errorForStatus, NotFoundError } from '
 import type { ClientContext, ProgressListener } from './client-context.js';
 import { discard, readMessage } from './http-transport.js';
 import { withRetry } from './retry.js';
+import { runPool } from '../concurrency/run-pool.js';
 
 /** Files from this size up go in parts unless the caller says otherwise (64 MiB). */
 export const DEFAULT_MULTIPART_THRESHOLD = 64 * 1024 * 1024;
@@ -95,33 +96,29 @@ export async function uploadInParts(
   const report = () => options.onProgress?.(finished + [...inFlight.values()].reduce((a, b) => a + b, 0), size);
   report();
 
-  const queue = Array.from({ length: count }, (_, i) => i + 1).filter((n) => !done.has(n));
-  const worker = async () => {
-    for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
-      options.signal?.throwIfAborted();
-      const partNumber = n;
-      const etag = await withRetry(
-        ctx.retry,
-        async () => {
-          inFlight.set(partNumber, 0);
-          try {
-            return await sendPart(ctx, current, localFile, partNumber, (sent) => {
-              inFlight.set(partNumber, sent);
-              report();
-            });
-          } finally {
-            inFlight.delete(partNumber);
-          }
-        },
-        ctx.onRetry,
-      );
-      done.set(partNumber, etag);
-      finished += partLength(current, partNumber);
-      report();
-      options.onPart?.(partNumber);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? DEFAULT_PART_CONCURRENCY, queue.length) }, worker));
+  const todo = Array.from({ length: count }, (_, i) => i + 1).filter((n) => !done.has(n));
+  await runPool(todo, options.concurrency ?? DEFAULT_PART_CONCURRENCY, async (partNumber) => {
+    options.signal?.throwIfAborted();
+    const etag = await withRetry(
+      ctx.retry,
+      async () => {
+        inFlight.set(partNumber, 0);
+        try {
+          return await sendPart(ctx, current, localFile, partNumber, (sent) => {
+            inFlight.set(partNumber, sent);
+            report();
+          });
+        } finally {
+          inFlight.delete(partNumber);
+        }
+      },
+      ctx.onRetry,
+    );
+    done.set(partNumber, etag);
+    finished += partLength(current, partNumber);
+    report();
+    options.onPart?.(partNumber);
+  });
   options.signal?.throwIfAborted();
 
   const parts = [...done.entries()].sort((a, b) => a[0] - b[0]).map(([partNumber, etag]) => ({ partNumber, etag }));
