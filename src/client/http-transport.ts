@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
-import { asClientError, BusyError, NetworkError, UnreachableError } from './client-errors.js';
+import { asClientError, BusyError, errorForStatus, errorText, NetworkError, UnreachableError, type ClientError, type Operation } from './client-errors.js';
 import { DEFAULT_MAX_BUSY_WAIT_MS, RequestPacer } from './request-pacing.js';
 
 export interface TransportOptions {
@@ -124,7 +124,7 @@ export class Transport {
       if (waited > maxWait && res.statusCode !== 429) return res;
       const text = (await readMessage(res)).trim().slice(0, 300);
       // Past the bound, the whole wait is reported, so retry.ts does not wait again.
-      throw new BusyError(`${what}: the service asks to come back later (${res.statusCode}): ${text}`, res.statusCode, waited > maxWait ? waited : wait);
+      throw new BusyError(`${what}: the service asks to come back later (${res.statusCode}): ${text}`, res.statusCode, waited > maxWait ? waited : wait, errorCodeOf(res));
     }
   }
 
@@ -161,15 +161,18 @@ export async function readMessage(res: Response): Promise<string> {
   } catch {
     return '';
   }
-  if (String(res.headers['content-type'] ?? '').startsWith('application/json')) {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'string') return value;
-    } catch {
-      // not JSON after all: show it as sent
-    }
-  }
-  return text;
+  return errorText(text, String(res.headers['content-type'] ?? ''));
+}
+
+/** The typed error an answer stands for: its status, its text and its X-Error-Code (the body is read). */
+export async function answerError(operation: Operation, res: Response): Promise<ClientError> {
+  return errorForStatus(operation, res.statusCode, await readMessage(res), errorCodeOf(res));
+}
+
+/** The server's X-Error-Code of an answer, when it sent one. */
+export function errorCodeOf(res: Response): string | undefined {
+  const value = res.headers['x-error-code'];
+  return (Array.isArray(value) ? value[0] : value) || undefined;
 }
 
 /** Drops a body nobody will read, so the connection goes back to the pool. */

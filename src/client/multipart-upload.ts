@@ -3,9 +3,9 @@ import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { abortMultipart, completeMultipart, multipartAddresses, startMultipart, type OpenMultipart } from './api-calls.js';
-import { BadResponseError, ConflictError, errorForStatus, NotFoundError } from './client-errors.js';
+import { BadResponseError, ConflictError, NotFoundError } from './client-errors.js';
 import type { ClientContext, ProgressListener } from './client-context.js';
-import { discard, readMessage } from './http-transport.js';
+import { answerError, discard } from './http-transport.js';
 import { withRetry } from './retry.js';
 import { runPool } from '../concurrency/run-pool.js';
 
@@ -172,7 +172,7 @@ async function sendPart(ctx: ClientContext, state: UploadState, localFile: strin
   if (source) source.pipe(meter);
   else meter.end();
   const res = await ctx.transport.signed(address, { method: 'PUT', headers: { 'content-length': String(length) }, body: meter });
-  if (res.statusCode >= 300) throw errorForStatus('transfer', res.statusCode, await readMessage(res));
+  if (res.statusCode >= 300) throw await answerError('transfer', res);
   const etag = res.headers.etag;
   await discard(res);
   if (typeof etag !== 'string' || etag === '') throw new BadResponseError(`the store answered part ${partNumber} without an ETag`);
