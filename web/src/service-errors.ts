@@ -62,6 +62,9 @@ export async function serviceFetch(input: string, init?: RequestInit): Promise<R
   }
 }
 
+/** The service's X-Error-Code after its message, for a report or a search of docs/api.md. */
+export const codeNote = (code: string | undefined): string => (code ? ` (${code})` : '');
+
 /** Plain words for an outage, never a raw error: what happened and when to try again. */
 export function plainFailure(err: Unavailable): string {
   return err.status === 429
