@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
-import { asClientError, BusyError, errorForStatus, errorText, NetworkError, UnreachableError, type ClientError, type Operation } from './client-errors.js';
+import { asClientError, BusyError, NetworkError, UnreachableError } from './client-errors.js';
 import { DEFAULT_MAX_BUSY_WAIT_MS, RequestPacer } from './request-pacing.js';
+import { errorCodeOf, readMessage } from './answer-error.js';
 
 export interface TransportOptions {
   /** Base address of the API, e.g. https://data.example.org or http://127.0.0.1:8080/api. */
@@ -153,27 +154,8 @@ export class Transport {
   }
 }
 
-/** The text an error answer carries: a JSON string decoded, plain text as is. */
-export async function readMessage(res: Response): Promise<string> {
-  let text: string;
-  try {
-    text = await res.body.text();
-  } catch {
-    return '';
-  }
-  return errorText(text, String(res.headers['content-type'] ?? ''));
-}
-
-/** The typed error an answer stands for: its status, its text and its X-Error-Code (the body is read). */
-export async function answerError(operation: Operation, res: Response): Promise<ClientError> {
-  return errorForStatus(operation, res.statusCode, await readMessage(res), errorCodeOf(res));
-}
-
-/** The server's X-Error-Code of an answer, when it sent one. */
-export function errorCodeOf(res: Response): string | undefined {
-  const value = res.headers['x-error-code'];
-  return (Array.isArray(value) ? value[0] : value) || undefined;
-}
+// How an error answer is read (its text, its X-Error-Code), kept where callers have always found it.
+export { answerError, errorCodeOf, readMessage } from './answer-error.js';
 
 /** Drops a body nobody will read, so the connection goes back to the pool. */
 export async function discard(res: Response): Promise<void> {
