@@ -14,13 +14,13 @@ import {
   type HeadObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { backoffDelay, sleep } from '../../concurrency/backoff.js';
-import { runPool } from '../../concurrency/run-pool.js';
 import { digestOf, RunningDigest } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
 import { promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { S3_MAX_PUT_BYTES, S3_MIN_PART_BYTES } from './s3-url.js';
+import { backoffDelay, sleep } from '../../concurrency/backoff.js';
+import { runPool } from '../../concurrency/run-pool.js';
 
 /**
  * Where uploads wait until they are promoted: `.staging/<real key>/<24 hex digits>`.
