@@ -12,6 +12,7 @@ const below = (files, forbidden, why) => ({
 });
 const CARRIERS = ['**/http/*', '**/lambda/*', '**/cli/*', '**/client/*', '**/server.js'];
 const layers = [
+  below(['src/concurrency/**'], ['**/mission/*', '**/wire/*', '**/errors/*', '**/catalog/*', '**/store/*', '**/service/*', ...CARRIERS, '**/config.js', '**/logger.js'], 'concurrency (one worker pool, one backoff) is shared by server, SDK and portal: it imports nothing of the project.'),
   below(['src/mission/**', 'src/wire/**'], ['**/errors/*', '**/catalog/*', '**/store/*', '**/service/*', ...CARRIERS, '**/config.js', '**/logger.js'], 'mission and wire are the base: they import nothing of the project.'),
   below(['src/errors/**'], ['**/catalog/*', '**/store/*', '**/service/*', ...CARRIERS, '**/config.js', '**/logger.js'], 'errors sit just above mission and wire: every layer raises them.'),
   below(['src/catalog/**'], ['**/store/*', '**/service/*', ...CARRIERS], 'the catalog imports only mission and wire.'),

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { QueryFilter, QueryParameters } from './archive-record.js';
 import { queryString } from './archive-record.js';
-import { AnswerTooLargeError, BadResponseError, errorForStatus } from './client-errors.js';
+import { AnswerTooLargeError, BadResponseError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
-import { discard, encodePath, readMessage } from './http-transport.js';
+import { answerError, discard, encodePath, readMessage } from './http-transport.js';
 
 /**
  * The three endpoints of interface spec 4, one attempt each; callers decide what to
@@ -13,7 +13,7 @@ import { discard, encodePath, readMessage } from './http-transport.js';
 /** GET /upload/{path}: the signed PUT address (a JSON string). */
 export async function requestUploadAddress(ctx: ClientContext, requestPath: string): Promise<string> {
   const res = await ctx.transport.api(`/upload/${encodePath(requestPath)}`);
-  if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  if (res.statusCode !== 200) throw await answerError('upload', res);
   const text = await res.body.text();
   return signedAddress(parseJson(text), text, 'upload');
 }
@@ -21,7 +21,7 @@ export async function requestUploadAddress(ctx: ClientContext, requestPath: stri
 /** GET /download/{path}: the signed GET address from the 302 (body `download_url`, else `Location`). */
 export async function requestDownloadAddress(ctx: ClientContext, pathOrName: string): Promise<string> {
   const res = await ctx.transport.api(`/download/${encodePath(pathOrName)}`);
-  if (res.statusCode >= 400) throw errorForStatus('download', res.statusCode, await readMessage(res));
+  if (res.statusCode >= 400) throw await answerError('download', res);
   const text = await res.body.text();
   const body = parseJson(text) as { download_url?: unknown } | undefined;
   const location = res.headers.location;
@@ -44,8 +44,8 @@ export interface OpenAnswer {
 /** GET /query: the open answer, a JSON array to be read as a stream. */
 export async function openQuery(ctx: ClientContext, query: QueryParameters): Promise<OpenAnswer> {
   const res = await ctx.transport.api(`/query${queryString(query)}`);
-  if (res.statusCode === 400 && header(res.headers['x-error-code']) === 'SDC_ANSWER_TOO_LARGE') throw new AnswerTooLargeError(await readMessage(res), 400);
-  if (res.statusCode !== 200) throw errorForStatus('query', res.statusCode, await readMessage(res));
+  if (res.statusCode === 400 && header(res.headers['x-error-code']) === 'SDC_ANSWER_TOO_LARGE') throw new AnswerTooLargeError(await readMessage(res), 400, { serverCode: 'SDC_ANSWER_TOO_LARGE' });
+  if (res.statusCode !== 200) throw await answerError('query', res);
   if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) {
     await discard(res);
     throw new BadResponseError(`expected JSON from /query, got ${String(res.headers['content-type'] ?? 'no content type')}`);
@@ -59,7 +59,7 @@ export async function openFeed(ctx: ClientContext, filter: QueryFilter, lastEven
   const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
   if (lastEventId) headers['last-event-id'] = lastEventId;
   const res = await ctx.transport.api(`/events${queryString(filter)}`, headers, signal);
-  if (res.statusCode !== 200) throw errorForStatus('query', res.statusCode, await readMessage(res));
+  if (res.statusCode !== 200) throw await answerError('query', res);
   if (!String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
     await discard(res);
     throw new BadResponseError(`expected an event stream from /events, got ${String(res.headers['content-type'] ?? 'no content type')}`);
@@ -115,7 +115,7 @@ export async function startMultipart(ctx: ClientContext, requestPath: string, si
     await discard(res);
     return undefined;
   }
-  if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  if (res.statusCode !== 200) throw await answerError('upload', res);
   const text = await res.body.text();
   const body = parseJson(text) as Partial<OpenMultipart> | undefined;
   if (typeof body?.uploadId !== 'string' || typeof body.partSize !== 'number' || typeof body.path !== 'string' || !(body.partSize > 0)) {
@@ -133,7 +133,7 @@ export async function multipartAddresses(
 ): Promise<{ uploaded: StoredPart[]; addresses: Map<number, string> }> {
   const parts = partNumbers.length === 0 ? '' : `&parts=${partNumbers.join(',')}`;
   const res = await ctx.transport.api(`/uploads/${encodePath(path)}?uploadId=${encodeURIComponent(uploadId)}${parts}`);
-  if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  if (res.statusCode !== 200) throw await answerError('upload', res);
   const text = await res.body.text();
   const body = parseJson(text) as { uploaded?: StoredPart[]; parts?: { partNumber: number; url: string }[] } | undefined;
   if (!Array.isArray(body?.uploaded) || !Array.isArray(body.parts)) {
@@ -152,13 +152,13 @@ export async function completeMultipart(
   parts: readonly { partNumber: number; etag: string }[],
 ): Promise<{ size: number; sha256: string }> {
   const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(path)}?uploadId=${encodeURIComponent(uploadId)}`, { parts });
-  if (res.statusCode !== 200) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  if (res.statusCode !== 200) throw await answerError('upload', res);
   return (await res.body.json()) as { size: number; sha256: string };
 }
 
 /** DELETE /uploads/{path}?uploadId=: drops an open upload. */
 export async function abortMultipart(ctx: ClientContext, path: string, uploadId: string): Promise<void> {
   const res = await ctx.transport.apiCall('DELETE', `/uploads/${encodePath(path)}?uploadId=${encodeURIComponent(uploadId)}`);
-  if (res.statusCode >= 300) throw errorForStatus('upload', res.statusCode, await readMessage(res));
+  if (res.statusCode >= 300) throw await answerError('upload', res);
   await discard(res);
 }

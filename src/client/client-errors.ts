@@ -1,6 +1,9 @@
+// No Node import here: the portal bundles this module (web/build.js).
+
 /**
  * The SDK's typed errors, declared once. Each carries a code a program can switch on
- * and, when the server answered, its status and its message word for word.
+ * and, when the server answered, its status, its message word for word and its own
+ * code (`serverCode`, the X-Error-Code header: docs/api.md lists them).
  */
 export type ClientErrorCode =
   | 'InvalidName'
@@ -16,18 +19,29 @@ export type ClientErrorCode =
   | 'BadResponse'
   | 'LocalFile';
 
+/** What an error may carry besides its message: the cause, and the server's X-Error-Code. */
+export interface ClientErrorOptions extends ErrorOptions {
+  readonly serverCode?: string;
+}
+
 export abstract class ClientError extends Error {
   abstract readonly code: ClientErrorCode;
   /** Worth trying again: a network failure or a 5xx, never a 4xx. */
   readonly retryable: boolean = false;
+  /**
+   * The server's code for the failure (X-Error-Code, e.g. `SDC_NAME_TAKEN`; docs/api.md)
+   * when it sent one; `code` is the SDK's own kind of error, the same on every server.
+   */
+  readonly serverCode?: string;
 
   constructor(
     message: string,
     /** HTTP status when the server answered. */
     readonly status?: number,
-    options?: ErrorOptions,
+    options?: ClientErrorOptions,
   ) {
     super(message, options);
+    if (options?.serverCode) this.serverCode = options.serverCode;
   }
 }
 
@@ -117,8 +131,9 @@ export class BusyError extends ClientError {
     status: number,
     /** How long the service asked to wait, ms. */
     readonly waitMs: number,
+    serverCode?: string,
   ) {
-    super(message, status);
+    super(message, status, { serverCode });
   }
 }
 
@@ -153,18 +168,32 @@ export class LocalFileError extends ClientError {
 /** The operation a status came from decides what a 400 means. */
 export type Operation = 'upload' | 'download' | 'query' | 'transfer';
 
-/** The typed error for a status the server answered with, carrying its message. */
-export function errorForStatus(operation: Operation, status: number, message: string): ClientError {
+/** The typed error for a status the server answered with, carrying its message and its X-Error-Code. */
+export function errorForStatus(operation: Operation, status: number, message: string, serverCode?: string): ClientError {
   const text = message.trim().slice(0, 500) || `HTTP ${status}`;
-  if (status === 400 && operation === 'transfer') return new BadResponseError(`the object store refused the request (400): ${text}`, status);
-  if (status === 400) return operation === 'query' ? new InvalidQueryError(text, status) : new InvalidNameError(text, status);
-  if (status === 401 || status === 403) return new DeniedError(text, status);
-  if (status === 404) return new NotFoundError(text, status);
+  const coded = { serverCode };
+  if (status === 400 && operation === 'transfer') return new BadResponseError(`the object store refused the request (400): ${text}`, status, coded);
+  if (status === 400) return operation === 'query' ? new InvalidQueryError(text, status, coded) : new InvalidNameError(text, status, coded);
+  if (status === 401 || status === 403) return new DeniedError(text, status, coded);
+  if (status === 404) return new NotFoundError(text, status, coded);
   // 412: S3's answer to a conditional PUT (If-None-Match: *) of a key that is taken.
-  if (status === 409 || status === 412) return new ConflictError(text, status);
-  if (status === 429) return new BusyError(`the service asks to slow down (429): ${text}`, status, 1000);
-  if (status >= 500) return new ServerError(`server error ${status}: ${text}`, status);
-  return new BadResponseError(`unexpected answer ${status}: ${text}`, status);
+  if (status === 409 || status === 412) return new ConflictError(text, status, coded);
+  if (status === 429) return new BusyError(`the service asks to slow down (429): ${text}`, status, 1000, serverCode);
+  if (status >= 500) return new ServerError(`server error ${status}: ${text}`, status, coded);
+  return new BadResponseError(`unexpected answer ${status}: ${text}`, status, coded);
+}
+
+/** The text of an error answer: a JSON string (the API's refusals) decoded, anything else as sent. */
+export function errorText(body: string, contentType: string | null | undefined): string {
+  if ((contentType ?? '').startsWith('application/json')) {
+    try {
+      const value: unknown = JSON.parse(body);
+      if (typeof value === 'string') return value;
+    } catch {
+      // not JSON after all: show it as sent
+    }
+  }
+  return body;
 }
 
 /** Any failure below the HTTP layer (undici, sockets, timeouts) as a NetworkError. */

@@ -6,11 +6,11 @@ import { pipeline } from 'node:stream/promises';
 import { resolveRequestPath } from '../mission/index.js';
 import { requestDownloadAddress } from './api-calls.js';
 import type { ArchiveRecord } from './archive-record.js';
-import { BadResponseError, errorForStatus, IntegrityError, InvalidNameError, LocalFileError, NetworkError } from './client-errors.js';
+import { BadResponseError, IntegrityError, InvalidNameError, LocalFileError, NetworkError } from './client-errors.js';
 import type { ClientContext, ProgressListener } from './client-context.js';
 import { localPathOf } from './data-dir-paths.js';
 import { sha256File } from './file-digest.js';
-import { discard, readMessage } from './http-transport.js';
+import { answerError, discard } from './http-transport.js';
 import { findRecord } from './query-records.js';
 import { withRetry } from './retry.js';
 
@@ -98,7 +98,7 @@ async function fetchInto(ctx: ClientContext, path: string, part: string, size: n
     res = await ctx.transport.signed(address, {});
   }
   if (res.statusCode === 200) offset = 0;
-  else if (res.statusCode !== 206) throw errorForStatus('transfer', res.statusCode, await readMessage(res));
+  else if (res.statusCode !== 206) throw await answerError('transfer', res);
   const total = size ?? contentTotal(res.headers, offset);
   let done = offset;
   onProgress?.(done, total);

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import { asClientError, BusyError, NetworkError, UnreachableError } from './client-errors.js';
 import { DEFAULT_MAX_BUSY_WAIT_MS, RequestPacer } from './request-pacing.js';
+import { errorCodeOf, readMessage } from './answer-error.js';
 
 export interface TransportOptions {
   /** Base address of the API, e.g. https://data.example.org or http://127.0.0.1:8080/api. */
@@ -124,7 +125,7 @@ export class Transport {
       if (waited > maxWait && res.statusCode !== 429) return res;
       const text = (await readMessage(res)).trim().slice(0, 300);
       // Past the bound, the whole wait is reported, so retry.ts does not wait again.
-      throw new BusyError(`${what}: the service asks to come back later (${res.statusCode}): ${text}`, res.statusCode, waited > maxWait ? waited : wait);
+      throw new BusyError(`${what}: the service asks to come back later (${res.statusCode}): ${text}`, res.statusCode, waited > maxWait ? waited : wait, errorCodeOf(res));
     }
   }
 
@@ -153,24 +154,8 @@ export class Transport {
   }
 }
 
-/** The text an error answer carries: a JSON string decoded, plain text as is. */
-export async function readMessage(res: Response): Promise<string> {
-  let text: string;
-  try {
-    text = await res.body.text();
-  } catch {
-    return '';
-  }
-  if (String(res.headers['content-type'] ?? '').startsWith('application/json')) {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'string') return value;
-    } catch {
-      // not JSON after all: show it as sent
-    }
-  }
-  return text;
-}
+// How an error answer is read (its text, its X-Error-Code), kept where callers have always found it.
+export { answerError, errorCodeOf, readMessage } from './answer-error.js';
 
 /** Drops a body nobody will read, so the connection goes back to the pool. */
 export async function discard(res: Response): Promise<void> {

@@ -5,7 +5,7 @@ import { openFeed } from './api-calls.js';
 import { isArchiveRecord, type ArchiveRecord, type QueryFilter } from './archive-record.js';
 import { asClientError, BadResponseError, ClientError, NetworkError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
-import { backoffDelay } from './retry.js';
+import { backoffDelay } from '../concurrency/backoff.js';
 
 /** One file as the live feed announced it. */
 export interface FeedEvent {

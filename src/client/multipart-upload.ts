@@ -3,10 +3,11 @@ import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { abortMultipart, completeMultipart, multipartAddresses, startMultipart, type OpenMultipart } from './api-calls.js';
-import { BadResponseError, ConflictError, errorForStatus, NotFoundError } from './client-errors.js';
+import { BadResponseError, ConflictError, NotFoundError } from './client-errors.js';
 import type { ClientContext, ProgressListener } from './client-context.js';
-import { discard, readMessage } from './http-transport.js';
+import { answerError, discard } from './http-transport.js';
 import { withRetry } from './retry.js';
+import { completeParts, partCount, partLength, sendParts, type PartCarrier } from './send-parts.js';
 
 /** Files from this size up go in parts unless the caller says otherwise (64 MiB). */
 export const DEFAULT_MULTIPART_THRESHOLD = 64 * 1024 * 1024;
@@ -86,61 +87,20 @@ export async function uploadInParts(
     await writeState(stateFile, state).catch(() => undefined);
   }
   const current = state;
-  const count = Math.max(1, Math.ceil(size / current.partSize));
+  const count = partCount(current);
   if (saved !== undefined && state === saved) options.onResume?.(done.size, count);
 
-  // Progress: bytes of finished parts plus what is in flight.
-  const inFlight = new Map<number, number>();
-  let finished = [...done.keys()].reduce((sum, n) => sum + partLength(current, n), 0);
-  const report = () => options.onProgress?.(finished + [...inFlight.values()].reduce((a, b) => a + b, 0), size);
-  report();
-
-  const queue = Array.from({ length: count }, (_, i) => i + 1).filter((n) => !done.has(n));
-  const worker = async () => {
-    for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
-      options.signal?.throwIfAborted();
-      const partNumber = n;
-      const etag = await withRetry(
-        ctx.retry,
-        async () => {
-          inFlight.set(partNumber, 0);
-          try {
-            return await sendPart(ctx, current, localFile, partNumber, (sent) => {
-              inFlight.set(partNumber, sent);
-              report();
-            });
-          } finally {
-            inFlight.delete(partNumber);
-          }
-        },
-        ctx.onRetry,
-      );
-      done.set(partNumber, etag);
-      finished += partLength(current, partNumber);
-      report();
-      options.onPart?.(partNumber);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? DEFAULT_PART_CONCURRENCY, queue.length) }, worker));
-  options.signal?.throwIfAborted();
-
-  const parts = [...done.entries()].sort((a, b) => a[0] - b[0]).map(([partNumber, etag]) => ({ partNumber, etag }));
-  let sent = false;
+  const parts = await sendParts(current, carrier(ctx, current, localFile), {
+    retry: ctx.retry,
+    onRetry: ctx.onRetry,
+    concurrency: options.concurrency ?? DEFAULT_PART_CONCURRENCY,
+    done,
+    onProgress: options.onProgress,
+    onPart: options.onPart,
+    signal: options.signal,
+  });
   try {
-    await withRetry(
-      ctx.retry,
-      async () => {
-        try {
-          sent = true;
-          await completeMultipart(ctx, current.path, current.uploadId, parts);
-        } catch (err) {
-          // An earlier attempt may have completed it, its answer lost: then the file is ours.
-          if (sent && (err instanceof ConflictError || err instanceof NotFoundError) && (await storedCopyMatches())) return;
-          throw err;
-        }
-      },
-      ctx.onRetry,
-    );
+    await completeParts(carrier(ctx, current, localFile), parts, { retry: ctx.retry, onRetry: ctx.onRetry, storedCopyMatches });
   } catch (err) {
     // Refused (the name is taken) or gone: nothing left to resume.
     if (err instanceof ConflictError || err instanceof NotFoundError) await unlink(stateFile).catch(() => undefined);
@@ -150,18 +110,19 @@ export async function uploadInParts(
   return { path: current.path, size };
 }
 
-function partLength(state: Pick<UploadState, 'size' | 'partSize'>, partNumber: number): number {
-  const start = (partNumber - 1) * state.partSize;
-  return Math.max(0, Math.min(state.partSize, state.size - start));
+/** The SDK's carrier of parts: undici requests, bytes read from the file. */
+function carrier(ctx: ClientContext, state: UploadState, localFile: string): PartCarrier {
+  return {
+    sendPart: (partNumber, start, length, onSent) => sendPart(ctx, state, localFile, partNumber, start, length, onSent),
+    complete: async (parts) => void (await completeMultipart(ctx, state.path, state.uploadId, parts)),
+  };
 }
 
 /** One attempt at one part: a fresh address, then a PUT of its bytes; the ETag answered. */
-async function sendPart(ctx: ClientContext, state: UploadState, localFile: string, partNumber: number, onSent: (bytes: number) => void): Promise<string> {
+async function sendPart(ctx: ClientContext, state: UploadState, localFile: string, partNumber: number, start: number, length: number, onSent: (bytes: number) => void): Promise<string> {
   const { addresses } = await multipartAddresses(ctx, state.path, state.uploadId, [partNumber]);
   const address = addresses.get(partNumber);
   if (address === undefined) throw new BadResponseError(`no address for part ${partNumber}`);
-  const length = partLength(state, partNumber);
-  const start = (partNumber - 1) * state.partSize;
   let sent = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -175,7 +136,7 @@ async function sendPart(ctx: ClientContext, state: UploadState, localFile: strin
   if (source) source.pipe(meter);
   else meter.end();
   const res = await ctx.transport.signed(address, { method: 'PUT', headers: { 'content-length': String(length) }, body: meter });
-  if (res.statusCode >= 300) throw errorForStatus('transfer', res.statusCode, await readMessage(res));
+  if (res.statusCode >= 300) throw await answerError('transfer', res);
   const etag = res.headers.etag;
   await discard(res);
   if (typeof etag !== 'string' || etag === '') throw new BadResponseError(`the store answered part ${partNumber} without an ETag`);

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { header, nextCursorOf } from './api-calls.js';
 import { queryString, type QueryParameters } from './archive-record.js';
-import { AnswerTooLargeError, BadResponseError, errorForStatus } from './client-errors.js';
+import { AnswerTooLargeError, BadResponseError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
-import { discard, readMessage } from './http-transport.js';
+import { answerError, discard, readMessage } from './http-transport.js';
 import { DEFAULT_PAGE_SIZE } from './query-records.js';
 import { withRetry } from './retry.js';
 
@@ -61,8 +61,8 @@ async function openMetalink(ctx: ClientContext, query: QueryParameters): Promise
     await discard(res);
     return undefined;
   }
-  if (res.statusCode === 400 && code === 'SDC_ANSWER_TOO_LARGE') throw new AnswerTooLargeError(await readMessage(res), 400);
-  if (res.statusCode !== 200) throw errorForStatus('query', res.statusCode, await readMessage(res));
+  if (res.statusCode === 400 && code === 'SDC_ANSWER_TOO_LARGE') throw new AnswerTooLargeError(await readMessage(res), 400, { serverCode: code });
+  if (res.statusCode !== 200) throw await answerError('query', res);
   const type = String(res.headers['content-type'] ?? '');
   if (!type.startsWith(METALINK_TYPE)) {
     await discard(res);

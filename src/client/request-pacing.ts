@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { retryAfterMs } from './retry-after.js';
 
-/** Longest total wait on "come back later" answers for one request or operation, ms (default 15 minutes). */
-export const DEFAULT_MAX_BUSY_WAIT_MS = 15 * 60_000;
+export { DEFAULT_MAX_BUSY_WAIT_MS, retryAfterMs } from './retry-after.js';
 
 /** Retry-After beyond this is not believed (a broken header): one waits this long instead, ms. */
 const LONGEST_ONE_WAIT_MS = 5 * 60_000;
@@ -64,12 +64,4 @@ export class RequestPacer {
 
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** `Retry-After` in ms: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

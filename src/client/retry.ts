@@ -1,6 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+// No Node import here: the portal bundles this module (web/build.js).
+import { backoffDelay, sleep } from '../concurrency/backoff.js';
 import { BusyError, ClientError } from './client-errors.js';
-import { DEFAULT_MAX_BUSY_WAIT_MS } from './request-pacing.js';
+import { DEFAULT_MAX_BUSY_WAIT_MS } from './retry-after.js';
 
 export interface RetryPolicy {
   /** Further attempts after the first. */
@@ -46,10 +47,4 @@ export async function withRetry<T>(
       await sleep(delay);
     }
   }
-}
-
-/** The wait before retry `n + 1`: doubling from the base up to the ceiling, half of it random. */
-export function backoffDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, n: number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n);
-  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }

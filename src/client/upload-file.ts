@@ -2,11 +2,11 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline, Transform } from 'node:stream';
 import { requestUploadAddress } from './api-calls.js';
-import { ConflictError, ContentConflictError, errorForStatus, LocalFileError } from './client-errors.js';
+import { ConflictError, ContentConflictError, LocalFileError } from './client-errors.js';
 import type { ClientContext, ProgressListener } from './client-context.js';
 import { uploadTarget } from './data-dir-paths.js';
 import { sha256File } from './file-digest.js';
-import { discard, readMessage } from './http-transport.js';
+import { answerError, discard } from './http-transport.js';
 import { DEFAULT_MULTIPART_THRESHOLD, uploadInParts } from './multipart-upload.js';
 import { findRecord } from './query-records.js';
 import { withRetry } from './retry.js';
@@ -100,7 +100,7 @@ async function sendFile(
         headers: { 'content-length': String(size), 'if-none-match': '*' },
         body: meteredFile(localFile, size, options.onProgress),
       });
-      if (res.statusCode >= 300) throw errorForStatus('transfer', res.statusCode, await readMessage(res));
+      if (res.statusCode >= 300) throw await answerError('transfer', res);
       await discard(res);
     },
     ctx.onRetry,

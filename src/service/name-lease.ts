@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { backoffDelay, sleep } from '../concurrency/backoff.js';
 import type { WriteGuard } from '../store/index.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -22,7 +23,8 @@ export const SHORT_LEASE_WAIT_MS = 5_000;
 /** How long a completion of an upload in parts, or reconcile, waits: past any lease a crashed promoter left. */
 export const LONG_LEASE_WAIT_MS = LEASE_TTL_MS + 5_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits between attempts at a held lease: 50 ms doubling to 500 ms. */
+const LEASE_BACKOFF = { baseDelayMs: 50, maxDelayMs: 500, jitter: false } as const;
 
 export type UnderLease<T, S = never> =
   | { readonly held: true; readonly value: T }
@@ -55,7 +57,7 @@ export async function underNameLease<T, S = never>(
     const settled = settle && (await settle());
     if (settled !== undefined) return { held: false, settled };
     if (Date.now() >= deadline) return { held: false };
-    await sleep(Math.min(50 * 2 ** Math.min(attempt, 4), 500, Math.max(deadline - Date.now(), 10)));
+    await sleep(Math.min(backoffDelay(LEASE_BACKOFF, attempt), Math.max(deadline - Date.now(), 10)));
   }
   let lost = false;
   const renew = async (): Promise<boolean> => {

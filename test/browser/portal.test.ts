@@ -243,7 +243,7 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
   it('shows the service\'s 400 as a readable message', async () => {
     await page.goto(`${server.url}/?start_date=2024&page=1`);
     await expect.poll(() => page.locator('#search-status').textContent()).toBe(
-      'The search was refused: Invalid start_date "2024": expected a real date in YYYYMMDD format, e.g. 20240105.',
+      'The search was refused: Invalid start_date "2024": expected a real date in YYYYMMDD format, e.g. 20240105. (SDC_INVALID_QUERY)',
     );
     expect(await page.locator('#results').isHidden()).toBe(true);
   });

@@ -74,6 +74,8 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('sdc query: Invalid instrument "nope": expected one of ultra-45');
+    // The server's code ends the line (docs/client.md).
+    expect(result.stderr.trimEnd()).toMatch(/ \(SDC_INVALID_QUERY\)$/);
   });
 
   it('takes a second upload of the same bytes as already archived, exit status 0 (docs/client.md)', async () => {

@@ -77,10 +77,13 @@ describe('the SDK against a real server', () => {
     const missing = await client.download('imap_swe_l2_sci_20240105_20240105_v00-01.cdf', { dest: dataDir }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
     expect((missing as NotFoundError).message).toMatch(/^File not found: imap\/swe\/l2\/2024\/01\//);
+    // The server's X-Error-Code beside the SDK's own kind (docs/client.md).
+    expect(missing).toMatchObject({ code: 'NotFound', serverCode: 'SDC_FILE_NOT_FOUND' });
 
     const query = await client.query({ start_date: '20240230' }).catch((e: unknown) => e);
     expect(query).toBeInstanceOf(InvalidQueryError);
     expect((query as Error).message).toContain('Invalid start_date "20240230"');
+    expect(query).toMatchObject({ code: 'InvalidQuery', serverCode: 'SDC_INVALID_QUERY' });
   });
 
   it('checks names and local paths before any request', async () => {

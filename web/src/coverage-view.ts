@@ -3,7 +3,7 @@ import { ApiError, fetchCoverage, plainFailure, Unavailable, type CoverageSpan }
 import { drawCoverage, productLabel, type Product } from './coverage-chart.js';
 import { formatBytes, isoDate, plural } from './format.js';
 import type { MissionConfig } from './mission.js';
-import { DEFAULT_RETRY_S } from './service-errors.js';
+import { codeNote, DEFAULT_RETRY_S } from './service-errors.js';
 
 export interface CoverageElements {
   readonly status: HTMLElement;
@@ -74,7 +74,7 @@ export class CoverageView {
       if (generation !== this.generation) return;
       this.el.status.className = 'error';
       if (err instanceof ApiError) {
-        this.el.status.textContent = `Coverage could not be loaded: ${err.message}`;
+        this.el.status.textContent = `Coverage could not be loaded: ${err.message}${codeNote(err.code)}`;
         return;
       }
       this.el.status.textContent = `Coverage could not be loaded. ${plainFailure(err instanceof Unavailable ? err : new Unavailable(DEFAULT_RETRY_S))}`;

@@ -3,7 +3,7 @@ import { formatBytes, plural } from './format.js';
 import { ResultsTable, sortRecords } from './results-table.js';
 import type { SearchState, SortKey } from './search-state.js';
 import { MAX_LOADED } from './search-limits.js';
-import { DEFAULT_RETRY_S } from './service-errors.js';
+import { codeNote, DEFAULT_RETRY_S } from './service-errors.js';
 
 export interface SearchElements {
   readonly table: HTMLTableElement;
@@ -78,7 +78,7 @@ export class SearchView {
       if (loading.signal.aborted) return;
       this.el.status.className = 'error';
       if (err instanceof ApiError) {
-        this.el.status.textContent = `The search was refused: ${err.message}`;
+        this.el.status.textContent = `The search was refused: ${err.message}${codeNote(err.code)}`;
         return;
       }
       // No answer, or one cut short (a TypeError mid-stream): an outage, in plain words.

@@ -1,3 +1,6 @@
+import { errorText } from '../../src/client/client-errors.js';
+import { retryAfterMs } from '../../src/client/retry-after.js';
+
 /**
  * How the page tells a refusal (the service answered no, with a message for people) from an
  * outage (no answer, or 502-504 / 429: try later), and the plain words it shows for each.
@@ -24,28 +27,19 @@ export class Unavailable extends Error {
 export const DEFAULT_RETRY_S = 10;
 
 /** Statuses that mean "not now" rather than "no": a gateway or the service itself is down or busy. */
-const NOT_NOW = new Set([429, 502, 503, 504]);
+export const NOT_NOW = new Set([429, 502, 503, 504]);
 
-/** Retry-After as seconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); none or nonsense: the default. */
+/** Retry-After as seconds (the SDK's reading, src/client/retry-after.ts), at least 1; none or nonsense: the default. */
 export function retryAfterSeconds(header: string | null, now = Date.now()): number {
-  if (header === null || header.trim() === '') return DEFAULT_RETRY_S;
-  if (/^\d+$/.test(header.trim())) return Math.max(1, Number(header.trim()));
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? DEFAULT_RETRY_S : Math.max(1, Math.ceil((at - now) / 1000));
+  const ms = retryAfterMs(header, now);
+  return ms === undefined ? DEFAULT_RETRY_S : Math.max(1, Math.ceil(ms / 1000));
 }
 
-/** The message of a refused request: JSON strings (query, upload) are decoded, text kept. */
+/** The message of a refused request, as the SDK reads it (JSON strings decoded, text kept); an empty one named by its status. */
 export async function errorMessage(res: Response): Promise<string> {
   const text = await res.text();
-  if ((res.headers.get('content-type') ?? '').startsWith('application/json')) {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'string') return value;
-    } catch {
-      // not JSON after all: show the text
-    }
-  }
-  return text.trim() || `The service answered ${res.status} ${res.statusText}.`;
+  const decoded = errorText(text, res.headers.get('content-type'));
+  return decoded !== text ? decoded : text.trim() || `The service answered ${res.status} ${res.statusText}.`;
 }
 
 /** The error a non-2xx answer stands for: Unavailable for "not now", else ApiError with the service's words. */
@@ -67,6 +61,9 @@ export async function serviceFetch(input: string, init?: RequestInit): Promise<R
     throw err;
   }
 }
+
+/** The service's X-Error-Code after its message, for a report or a search of docs/api.md. */
+export const codeNote = (code: string | undefined): string => (code ? ` (${code})` : '');
 
 /** Plain words for an outage, never a raw error: what happened and when to try again. */
 export function plainFailure(err: Unavailable): string {

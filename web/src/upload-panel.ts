@@ -1,7 +1,7 @@
 import { ApiError, plainFailure, Unavailable } from './api.js';
 import { compareWithArchive } from './archived-check.js';
 import { parseFileName, storedPath, type MissionConfig } from './mission.js';
-import { DEFAULT_RETRY_S } from './service-errors.js';
+import { codeNote, DEFAULT_RETRY_S } from './service-errors.js';
 import { sendFile } from './upload-transfer.js';
 import { summarise, type Outcome } from './upload-summary.js';
 
@@ -159,9 +159,6 @@ export class UploadPanel {
 }
 
 const RETRY_HINT = 'Press Upload to try again.';
-
-/** The service's X-Error-Code after its message, for a report or a search of docs/api.md. */
-const codeNote = (code: string | undefined) => (code ? ` (${code})` : '');
 
 function refusal(status: number): string {
   if (status === 409) return 'Not uploaded, already in the archive';

@@ -1,4 +1,8 @@
-import { ApiError, DEFAULT_RETRY_S, refusalOf, serviceFetch, Unavailable } from './service-errors.js';
+import { BadResponseError, BusyError, ClientError, errorForStatus, errorText, NetworkError } from '../../src/client/client-errors.js';
+import type { RetryPolicy } from '../../src/client/retry.js';
+import { retryAfterMs } from '../../src/client/retry-after.js';
+import { completeParts, sendParts, type PartCarrier } from '../../src/client/send-parts.js';
+import { ApiError, DEFAULT_RETRY_S, NOT_NOW, refusalOf, serviceFetch, Unavailable } from './service-errors.js';
 
 /** Files from this size up go in parts (POST /uploads/{path}), as the SDK sends them. */
 export const MULTIPART_THRESHOLD = 64 * 1024 * 1024;
@@ -46,51 +50,77 @@ async function call(url: string, headers: Record<string, string>, init: RequestI
   return res;
 }
 
+/** Retries of a part, as the SDK makes them (retry.ts): two more attempts, never after a 4xx. */
+const PART_RETRY: RetryPolicy = { retries: PART_ATTEMPTS - 1, baseDelayMs: 500, maxDelayMs: 4000, maxBusyWaitMs: 0 };
+
+/** A request to the service inside the SDK's parts loop: a refusal throws the SDK's typed error, which says whether to retry. */
+async function partCall(url: string, headers: Record<string, string>, init: RequestInit = {}): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+  } catch (err) {
+    throw new NetworkError(`${init.method ?? 'GET'} ${url.split('?')[0]!}: no answer`, undefined, { cause: err });
+  }
+  if (res.ok) return res;
+  const code = res.headers.get('X-Error-Code') ?? undefined;
+  const text = errorText(await res.text(), res.headers.get('content-type'));
+  const wait = NOT_NOW.has(res.status) ? retryAfterMs(res.headers.get('Retry-After')) : undefined;
+  if (wait !== undefined) throw new BusyError(text, res.status, wait, code);
+  throw errorForStatus('upload', res.status, text, code);
+}
+
+/** The portal's carrier of parts for the SDK's loop (src/client/send-parts.ts): fetch, XHR and slices of the File. */
+function partCarrier(path: string, id: string, file: File, headers: Record<string, string>): PartCarrier {
+  return {
+    async sendPart(partNumber, start, length, onSent) {
+      const { parts } = (await (await partCall(`/uploads/${path}?uploadId=${id}&parts=${partNumber}`, headers)).json()) as { parts: { url: string }[] };
+      let answer: PutAnswer;
+      try {
+        answer = await put(parts[0]!.url, file.slice(start, start + length), onSent, false);
+      } catch (err) {
+        throw new NetworkError(`part ${partNumber}: the store did not answer`, undefined, { cause: err });
+      }
+      if (answer.status < 200 || answer.status > 299) throw errorForStatus('transfer', answer.status, answer.text.trim() || `the store answered ${answer.status}`, answer.code ?? undefined);
+      if (!answer.etag) throw new BadResponseError('the store answered without an ETag', answer.status);
+      return answer.etag;
+    },
+    async complete(parts) {
+      await partCall(`/uploads/${path}?uploadId=${id}`, headers, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ parts }) });
+    },
+  };
+}
+
+/** The SDK's error as the page's: "not now" (no answer, 429, 502-504) as Unavailable, any other refusal as ApiError. */
+function asPageError(err: unknown): unknown {
+  if (err instanceof NetworkError) return new Unavailable(DEFAULT_RETRY_S);
+  if (!(err instanceof ClientError) || err.status === undefined) return err;
+  if (NOT_NOW.has(err.status)) return new Unavailable(err instanceof BusyError ? Math.max(1, Math.ceil(err.waitMs / 1000)) : DEFAULT_RETRY_S, err.status, err.serverCode);
+  return new ApiError(err.status, err.message, err.serverCode);
+}
+
 /**
- * Sends a large file in parts: opens the upload, PUTs each part to a fresh signed address
- * (`PARTS_AT_ONCE` at a time, each tried up to `PART_ATTEMPTS` times), then completes it.
- * The service never lets the completion replace a stored file (409).
+ * Sends a large file in parts with the SDK's loop (src/client/send-parts.ts): opens the
+ * upload, PUTs each part to a fresh signed address (`PARTS_AT_ONCE` at a time, each tried up
+ * to `PART_ATTEMPTS` times), then completes it; a failed upload is dropped (DELETE). The
+ * service never lets the completion replace a stored file (409).
  */
 async function putInParts(path: string, file: File, headers: Record<string, string>, onProgress: (fraction: number) => void): Promise<void> {
   const open = (await (await call(`/uploads/${path}?size=${file.size}`, headers, { method: 'POST' })).json()) as { uploadId: string; partSize: number };
   const id = encodeURIComponent(open.uploadId);
-  const count = Math.ceil(file.size / open.partSize);
-  const sent = new Array<number>(count).fill(0);
-  const etags = new Array<string>(count);
-  const report = () => onProgress(sent.reduce((a, b) => a + b, 0) / file.size);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const bytes = file.slice(i * open.partSize, Math.min(file.size, (i + 1) * open.partSize));
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const { parts } = (await (await call(`/uploads/${path}?uploadId=${id}&parts=${i + 1}`, headers)).json()) as { parts: { url: string }[] };
-          const answer = await put(parts[0]!.url, bytes, (n) => ((sent[i] = n), report()), false);
-          checkPut(answer);
-          if (!answer.etag) throw new ApiError(answer.status, 'the store answered without an ETag');
-          etags[i] = answer.etag;
-          sent[i] = bytes.size;
-          report();
-          break;
-        } catch (err) {
-          sent[i] = 0;
-          const status = err instanceof ApiError ? err.status : 0;
-          if (attempt >= PART_ATTEMPTS || (status >= 400 && status < 500)) throw err;
-        }
-      }
-    }
-  };
+  const upload = { path, uploadId: open.uploadId, size: file.size, partSize: open.partSize };
+  const carrier = partCarrier(path, id, file, headers);
+  let parts: { partNumber: number; etag: string }[];
   try {
-    await Promise.all(Array.from({ length: Math.min(PARTS_AT_ONCE, count) }, worker));
+    parts = await sendParts(upload, carrier, { retry: PART_RETRY, concurrency: PARTS_AT_ONCE, onProgress: (sent, size) => onProgress(sent / size) });
   } catch (err) {
     await fetch(`/uploads/${path}?uploadId=${id}`, { method: 'DELETE', headers }).catch(() => undefined);
-    throw err;
+    throw asPageError(err);
   }
-  await call(`/uploads/${path}?uploadId=${id}`, headers, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ parts: etags.map((etag, i) => ({ partNumber: i + 1, etag })) }),
-  });
+  try {
+    await completeParts(carrier, parts, { retry: { ...PART_RETRY, retries: 0 } });
+  } catch (err) {
+    throw asPageError(err);
+  }
 }
 
 /**

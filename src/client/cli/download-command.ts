@@ -11,7 +11,7 @@ import { addFilterOptions, filterFrom, hasFilter, type FilterFlags } from './fil
 import { spoolRecords, type SpooledRecords } from './query-spool.js';
 import { describe, EXIT, RunTally } from './run-tally.js';
 import { TransferProgress } from './transfer-progress.js';
-import { runPool } from './worker-pool.js';
+import { runPool } from '../../concurrency/run-pool.js';
 import { formatBytes } from '../../wire/bytes.js';
 
 interface DownloadFlags extends ClientFlags, FilterFlags {

@@ -79,14 +79,16 @@ export function setServiceAddress(url: string, variable: string): void {
 }
 
 /**
- * A failure as one line: the server's or SDK's message; an unexpected error keeps its name.
- * When nothing answers at the service address, `hint` adds what to check (not on retry lines).
+ * A failure as one line: the server's or SDK's message, then the server's code when it sent
+ * one (`(SDC_NAME_TAKEN)`, to look up in docs/api.md or quote in a report); an unexpected
+ * error keeps its name. When nothing answers at the service address, `hint` adds what to
+ * check (not on retry lines).
  */
 export function describe(err: unknown, hint = true): string {
   if (err instanceof NetworkError && hint && service && NOTHING_THERE.test(err.message)) {
     return `${err.message.replace(/\s*\n\s*/g, ' ')}. Nothing answers at ${service.url}: is the service running there? Check --url or ${service.variable}.`;
   }
-  if (err instanceof ClientError) return err.message.replace(/\s*\n\s*/g, ' ');
+  if (err instanceof ClientError) return err.message.replace(/\s*\n\s*/g, ' ') + (err.serverCode ? ` (${err.serverCode})` : '');
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   return String(err);
 }

@@ -6,7 +6,7 @@ import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from 
 import { expandUploadArguments } from './upload-arguments.js';
 import { EXIT, RunTally } from './run-tally.js';
 import { TransferProgress } from './transfer-progress.js';
-import { runPool } from './worker-pool.js';
+import { runPool } from '../../concurrency/run-pool.js';
 
 interface UploadFlags extends ClientFlags {
   readonly jobs: number;

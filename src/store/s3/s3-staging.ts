@@ -19,6 +19,8 @@ import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
 import { promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { S3_MAX_PUT_BYTES, S3_MIN_PART_BYTES } from './s3-url.js';
+import { backoffDelay, sleep } from '../../concurrency/backoff.js';
+import { runPool } from '../../concurrency/run-pool.js';
 
 /**
  * Where uploads wait until they are promoted: `.staging/<real key>/<24 hex digits>`.
@@ -208,7 +210,7 @@ export class S3Staging implements StagingArea {
       if (status === undefined) throw err;
       if (status === 409 && attempt < 5) {
         // Another conditional write to the key is in flight; its outcome decides ours.
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+        await sleep(backoffDelay({ baseDelayMs: 100, maxDelayMs: 400, jitter: false }, attempt - 1));
         if (guard && !(await guard.stillHeld())) return { outcome: 'interrupted' };
         return this.putPromote(upload, guard, keep, attempt + 1);
       }
@@ -243,31 +245,27 @@ export class S3Staging implements StagingArea {
       const partSize = copyPartSize(size, this.maxPutBytes);
       const count = Math.ceil(size / partSize);
       const etags: string[] = new Array<string>(count);
-      let next = 0;
-      const worker = async () => {
-        while (next < count) {
-          const index = next++;
-          await held();
-          const first = index * partSize;
-          const last = Math.min(size, first + partSize) - 1;
-          const out = await this.client.send(
-            new UploadPartCopyCommand({
-              Bucket: this.bucket,
-              Key: upload.key,
-              UploadId: uploadId,
-              PartNumber: index + 1,
-              CopySource: copySource(this.bucket, upload.stagingKey),
-              CopySourceRange: `bytes=${first}-${last}`,
-              // The staged bytes HEAD saw, not others a replayed upload address put there since.
-              CopySourceIfMatch: source.ETag,
-            }),
-          );
-          const etag = out.CopyPartResult?.ETag;
-          if (!etag) throw new Error(`S3 answered UploadPartCopy of part ${index + 1} of ${upload.key} without an ETag`);
-          etags[index] = etag;
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, count) }, worker));
+      const parts = Array.from({ length: count }, (_, index) => index);
+      await runPool(parts, COPY_CONCURRENCY, async (index) => {
+        await held();
+        const first = index * partSize;
+        const last = Math.min(size, first + partSize) - 1;
+        const out = await this.client.send(
+          new UploadPartCopyCommand({
+            Bucket: this.bucket,
+            Key: upload.key,
+            UploadId: uploadId,
+            PartNumber: index + 1,
+            CopySource: copySource(this.bucket, upload.stagingKey),
+            CopySourceRange: `bytes=${first}-${last}`,
+            // The staged bytes HEAD saw, not others a replayed upload address put there since.
+            CopySourceIfMatch: source.ETag,
+          }),
+        );
+        const etag = out.CopyPartResult?.ETag;
+        if (!etag) throw new Error(`S3 answered UploadPartCopy of part ${index + 1} of ${upload.key} without an ETag`);
+        etags[index] = etag;
+      });
       // Right before the object appears under the real key: still ours, and still free.
       await held();
       const stored = await this.headOf(upload.key);
