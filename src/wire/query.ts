@@ -114,7 +114,7 @@ export const QUERY_PARAMETERS = {
   },
   cursor: { role: 'answer', kind: 'cursor', spec: false, description: 'Continue after the page that handed it out (X-Next-Cursor).' },
   sort: { role: 'answer', kind: 'sort', spec: false, description: 'Order; - in front for descending; file_path breaks ties.' },
-  format: { role: 'answer', kind: 'format', spec: false, description: 'Representation (default json); also chosen by Accept.' },
+  format: { role: 'answer', kind: 'format', spec: false, description: 'Representation (default json); also chosen by Accept. metalink: a Metalink 4 document of the files (docs/query.md).' },
 } as const satisfies Readonly<Record<string, QueryParameterRule>>;
 
 export type QueryParameterName = keyof typeof QUERY_PARAMETERS;
