@@ -1,4 +1,5 @@
-import { SPEC_RECORD_FIELDS, isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { isQueryParameter, QUERY_FORMATS, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type ParameterKind, type QueryFormat, type QueryParameterName } from '../wire/query.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
@@ -23,43 +24,27 @@ export interface QueryFilter {
   readonly overlap?: boolean;
 }
 
-/**
- * The spec's parameters (4.3): one per field of a record (2.3), named alike. A request that
- * uses only these gets the spec's answer.
- */
-const QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
+// Names, order, roles and patterns are declared once in src/wire/query.ts; this module checks values.
+export { QUERY_FORMATS, type QueryFormat };
 
-/** Additive parameters for harvesters and large archives. */
-const EXTRA_QUERY_PARAMETERS = [
-  'ingestion_start_date',
-  'ingestion_end_date',
-  'overlap',
-  'limit',
-  'cursor',
-  'sort',
-  'format',
-] as const;
+/** Every parameter in the declared order: the list the unknown-name message gives (docs/api.md). */
+export const ALL_QUERY_PARAMETERS: readonly QueryParameterName[] = QUERY_PARAMETER_ORDER;
 
-export const ALL_QUERY_PARAMETERS: readonly string[] = [...QUERY_PARAMETERS, ...EXTRA_QUERY_PARAMETERS];
-
-export type QueryParameter = (typeof QUERY_PARAMETERS)[number] | (typeof EXTRA_QUERY_PARAMETERS)[number];
-
-/** Representations of a query answer (`format=` or the Accept header). */
-export const QUERY_FORMATS = ['json', 'csv', 'ndjson', 'metalink'] as const;
-export type QueryFormat = (typeof QUERY_FORMATS)[number];
+export type QueryParameter = QueryParameterName;
 
 export type FilterResult =
   | { readonly ok: true; readonly filter: QueryFilter; readonly options: QueryOptions; readonly format?: QueryFormat }
   | { readonly ok: false; readonly message: string };
 
-/** Interface spec 7.3. */
+/** The 400 for an unknown name: it lists every valid one (docs/api.md "Error codes"). */
 export function unknownParameterMessage(name: string): string {
   return `${name} is not a valid query parameter. Valid parameters are: ${ALL_QUERY_PARAMETERS.join(', ')}`;
 }
 
-const DESCRIPTOR = /^[A-Za-z0-9-]+$/;
-// YYYYMMDD, or an ISO-8601 date-time with a zone (Z or ±hh:mm).
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const DESCRIPTOR = new RegExp(QUERY_PARAMETERS.descriptor.pattern);
+// YYYYMMDD, or an ISO-8601 date-time with a zone: Date.parse then checks it is a real instant.
+const INSTANT = new RegExp(QUERY_PARAMETERS.ingestion_start_date.pattern);
+const WHOLE_NUMBER = new RegExp(QUERY_PARAMETERS.limit.pattern);
 
 /**
  * Builds a filter from the query string's (name, value) pairs, in the order sent.
@@ -67,11 +52,11 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
  * that says what is expected; nothing is silently dropped or picked.
  */
 export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mission: MissionConfig): FilterResult {
-  const seen = new Map<QueryParameter, string>();
+  const seen = new Map<QueryParameterName, string>();
   for (const [name, value] of pairs) {
-    if (!ALL_QUERY_PARAMETERS.includes(name)) return { ok: false, message: unknownParameterMessage(name) };
-    if (seen.has(name as QueryParameter)) return { ok: false, message: `${name} was given more than once. Give each query parameter at most once.` };
-    seen.set(name as QueryParameter, value);
+    if (!isQueryParameter(name)) return { ok: false, message: unknownParameterMessage(name) };
+    if (seen.has(name)) return { ok: false, message: `${name} was given more than once. Give each query parameter at most once.` };
+    seen.set(name, value);
   }
   const invalid = (name: string, value: string, expected: string): FilterResult => ({
     ok: false,
@@ -85,47 +70,33 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
   let format: QueryFormat | undefined;
   for (const [name, value] of seen) {
     if (value === '') return invalid(name, value, 'expected a value; leave the parameter out to match any.');
+    const problem = VALUE_PROBLEMS[QUERY_PARAMETERS[name].kind](value, mission);
+    if (problem) return invalid(name, value, problem);
     switch (name) {
       case 'ingestion_start_date':
-      case 'ingestion_end_date': {
-        const instant = parseInstant(value, name === 'ingestion_end_date');
-        if (instant === undefined) {
-          return invalid(name, value, 'expected YYYYMMDD or an ISO-8601 date-time with a zone, e.g. 20240105 or 2024-01-05T12:00:00Z.');
-        }
-        if (name === 'ingestion_start_date') filter.ingestion_start = instant;
-        else filter.ingestion_end = instant;
+        filter.ingestion_start = parseInstant(value, false);
         break;
-      }
+      case 'ingestion_end_date':
+        filter.ingestion_end = parseInstant(value, true);
+        break;
       case 'overlap':
-        if (value !== 'true' && value !== 'false') return invalid(name, value, 'expected true or false.');
         filter.overlap = value === 'true';
         break;
       case 'limit':
-        if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAGE_LIMIT) {
-          return invalid(name, value, `expected a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
-        }
         limit = Number(value);
         break;
       case 'cursor':
         cursor = value;
         break;
-      case 'sort': {
-        const field = value.replace(/^-/, '');
-        if (!(SORT_FIELDS as readonly string[]).includes(field)) {
-          return invalid(name, value, `expected one of ${SORT_FIELDS.join(', ')}, with - in front for descending.`);
-        }
-        sort = { field: field as SortField, descending: value.startsWith('-') };
+      case 'sort':
+        sort = { field: value.replace(/^-/, '') as SortField, descending: value.startsWith('-') };
         break;
-      }
       case 'format':
-        if (!(QUERY_FORMATS as readonly string[]).includes(value)) return invalid(name, value, `expected one of ${QUERY_FORMATS.join(', ')}.`);
         format = value as QueryFormat;
         break;
-      default: {
-        const problem = checkSpecValue(name, value, mission);
-        if (problem) return invalid(name, value, problem);
+      default:
+        // The spec's eight: a field of the record each, matched as given (file_path as stored).
         filter[name] = name === 'file_path' ? canonicalPath(value, mission) : value;
-      }
     }
   }
   if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
@@ -145,35 +116,41 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
   return { ok: true, filter, options, ...(format ? { format } : {}) };
 }
 
-/** The spec's eight parameters. */
-function checkSpecValue(name: (typeof QUERY_PARAMETERS)[number], value: string, mission: MissionConfig): string | undefined {
-  switch (name) {
-    case 'instrument':
-      return mission.instruments.includes(value) ? undefined : `expected one of ${mission.instruments.join(', ')}.`;
-    case 'data_level':
-      return mission.dataLevels.includes(value) ? undefined : `expected one of ${mission.dataLevels.join(', ')}.`;
-    case 'extension': {
-      const extensions = missionExtensions(mission);
-      return extensions.includes(value) ? undefined : `expected one of ${extensions.join(', ')}.`;
-    }
-    case 'start_date':
-    case 'end_date':
-      return isCalendarDate(value) ? undefined : 'expected a real date in YYYYMMDD format, e.g. 20240105.';
-    case 'version':
-      return value === '*' || value === 'latest' || isVersion(value)
-        ? undefined
-        : 'expected vXX-YY (e.g. v00-01), * for any version, or latest for the highest version of each product.';
-    case 'descriptor':
-      return DESCRIPTOR.test(value) && value.length <= 255 ? undefined : 'expected letters, digits and hyphens, e.g. sci.';
-    case 'file_path': {
-      const resolved = resolveRequestPath(value, mission);
-      if (resolved.kind === 'file') return undefined;
-      if (resolved.kind === 'wrong_directory') return `expected the file's stored path ${resolved.expected}.`;
-      if (resolved.kind === 'invalid_name') return resolved.message;
-      return 'expected a stored path or file name, e.g. imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf.';
-    }
-  }
-}
+const oneOf = (values: readonly string[], value: string) => (values.includes(value) ? undefined : `expected one of ${values.join(', ')}.`);
+
+/** Why a value of each kind (src/wire/query.ts) is refused, or undefined when it is taken. */
+const VALUE_PROBLEMS: Readonly<Record<ParameterKind, (value: string, mission: MissionConfig) => string | undefined>> = {
+  'stored-path': (value, mission) => {
+    const resolved = resolveRequestPath(value, mission);
+    if (resolved.kind === 'file') return undefined;
+    if (resolved.kind === 'wrong_directory') return `expected the file's stored path ${resolved.expected}.`;
+    if (resolved.kind === 'invalid_name') return resolved.message;
+    return 'expected a stored path or file name, e.g. imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf.';
+  },
+  instrument: (value, mission) => oneOf(mission.instruments, value),
+  'data-level': (value, mission) => oneOf(mission.dataLevels, value),
+  extension: (value, mission) => oneOf(missionExtensions(mission), value),
+  descriptor: (value) => (DESCRIPTOR.test(value) && value.length <= 255 ? undefined : 'expected letters, digits and hyphens, e.g. sci.'),
+  date: (value) => (isCalendarDate(value) ? undefined : 'expected a real date in YYYYMMDD format, e.g. 20240105.'),
+  version: (value) =>
+    value === '*' || value === 'latest' || isVersion(value)
+      ? undefined
+      : 'expected vXX-YY (e.g. v00-01), * for any version, or latest for the highest version of each product.',
+  instant: (value) =>
+    parseInstant(value, false) === undefined
+      ? 'expected YYYYMMDD or an ISO-8601 date-time with a zone, e.g. 20240105 or 2024-01-05T12:00:00Z.'
+      : undefined,
+  boolean: (value) => (value === 'true' || value === 'false' ? undefined : 'expected true or false.'),
+  'page-size': (value) =>
+    WHOLE_NUMBER.test(value) && Number(value) >= 1 && Number(value) <= MAX_PAGE_LIMIT ? undefined : `expected a whole number from 1 to ${MAX_PAGE_LIMIT}.`,
+  // Decoded once the sort it belongs to is known (parseQueryFilter's end).
+  cursor: () => undefined,
+  sort: (value) =>
+    (SORT_FIELDS as readonly string[]).includes(value.replace(/^-/, ''))
+      ? undefined
+      : `expected one of ${SORT_FIELDS.join(', ')}, with - in front for descending.`,
+  format: (value) => oneOf(QUERY_FORMATS, value),
+};
 
 function canonicalPath(value: string, mission: MissionConfig): string {
   const resolved = resolveRequestPath(value, mission);
@@ -189,7 +166,8 @@ function parseInstant(value: string, upper: boolean): string | undefined {
     const day = isoDay(value);
     return upper ? `${day}T23:59:59.999Z` : `${day}T00:00:00.000Z`;
   }
-  if (!ISO_DATE_TIME.test(value)) return undefined;
+  // Eight digits that are no real date are refused, as before a date-time is tried.
+  if (/^\d{8}$/.test(value) || !INSTANT.test(value)) return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }

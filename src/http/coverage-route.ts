@@ -1,41 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import { missionExtensions, type MissionConfig } from '../mission/index.js';
+import type { MissionConfig } from '../mission/index.js';
 import { coverage, type ServiceContext } from '../service/index.js';
+import { ANSWER_PARAMETERS, QUERY_FILTERS } from '../wire/query.js';
 import { queryPairs } from './api-routes.js';
 import { sendEnvelope } from './envelope-reply.js';
+import { parameterProperties } from './query-schemas.js';
 
-/** The schema of GET /coverage, built from the mission's values, for the OpenAPI document. */
+/** The schema of GET /coverage, for the OpenAPI document: /query's filters (src/wire/query.ts), the mission's values. */
 function coverageSchema(mission: MissionConfig) {
-  const date = (text: string) => ({ type: 'string', pattern: '^\\d{8}$', description: text, examples: ['20240105'] });
   return {
     summary: 'Coverage of the archive per instrument and data level',
     description:
       'Spans of consecutive days covered by files, per instrument and data level, for the files that GET /query ' +
       'with the same filters returns; ordered by instrument, data level and start date. A query with a span\'s ' +
       'instrument, data_level, start_date and end_date returns exactly its files. Filters and 400 messages are ' +
-      'those of GET /query; its limit, cursor, sort and format are refused.',
+      `those of GET /query; its ${ANSWER_PARAMETERS.slice(0, -1).join(', ')} and ${ANSWER_PARAMETERS.at(-1)} are refused.`,
     tags: ['portal'],
-    querystring: {
-      type: 'object',
-      properties: {
-        instrument: { type: 'string', enum: [...mission.instruments] },
-        data_level: { type: 'string', enum: [...mission.dataLevels] },
-        descriptor: { type: 'string', pattern: '^[A-Za-z0-9-]+$', examples: ['sci'] },
-        start_date: date('Files whose start date is on or after this date, YYYYMMDD.'),
-        end_date: date('Files whose start date is on or before this date, YYYYMMDD.'),
-        version: {
-          type: 'string',
-          pattern: '^(v\\d{2}-\\d{2}|\\*|latest)$',
-          description: 'vXX-YY, * for any version, or latest for the highest version of each product.',
-        },
-        extension: { type: 'string', enum: missionExtensions(mission) },
-        file_path: { type: 'string', description: 'Stored path or file name of one file.' },
-        ingestion_start_date: { type: 'string', description: 'Files indexed at or after this, YYYYMMDD or ISO-8601 date-time.' },
-        ingestion_end_date: { type: 'string', description: 'Files indexed at or before this, YYYYMMDD or ISO-8601 date-time.' },
-        overlap: { type: 'string', enum: ['true', 'false'], description: 'true: dates select files whose span meets the range.' },
-      },
-      additionalProperties: false,
-    },
+    querystring: { type: 'object', properties: parameterProperties(mission, QUERY_FILTERS), additionalProperties: false },
     response: {
       200: {
         description: 'Spans, streamed as a JSON array.',

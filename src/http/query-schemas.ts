@@ -1,12 +1,24 @@
-import { MAX_PAGE_LIMIT, QUERY_FORMATS, SORT_FIELDS, unknownParameterMessage } from '../catalog/index.js';
+import { unknownParameterMessage } from '../catalog/index.js';
 import { NOTHING_TO_LIST } from '../errors/index.js';
 import { missionExtensions, type MissionConfig } from '../mission/index.js';
 import { exampleStoredPath, MEDIA_TYPES, pythonTuple } from '../service/index.js';
+import {
+  ANSWER_PARAMETERS,
+  QUERY_FILTERS,
+  QUERY_FORMATS,
+  QUERY_PARAMETER_ORDER,
+  QUERY_PARAMETERS,
+  SORT_FIELDS,
+  type ParameterKind,
+  type QueryParameterName,
+  type QueryParameterRule,
+} from '../wire/query.js';
 import { FILE_RECORD_ID, jsonString, text } from './api-schemas.js';
 
 /**
- * Schemas of /query (both forms) and /events: descriptions of the parameters that
- * parseQueryFilter checks (src/catalog/query-filter.ts), never a second copy of its rules.
+ * Schemas of /query (both forms), /events and /coverage's parameters: built from their
+ * declaration (src/wire/query.ts) that parseQueryFilter checks (src/catalog/query-filter.ts),
+ * never a second copy of its rules.
  */
 
 const ANY = 'Leave out to match any.';
@@ -22,37 +34,58 @@ const PAGE_HEADERS = {
   Link: { type: 'string', description: 'With limit, when another page follows: `<url>; rel="next"`.' },
 } as const;
 
-/** The filters of spec 4.3 and the additive ones: what /query and /events both take. */
-function filterProperties(mission: MissionConfig) {
+/** A parameter's schema by its kind: the mission's values as enums, the declared pattern, examples. */
+function parameterSchema(name: QueryParameterName, mission: MissionConfig) {
+  const rule: QueryParameterRule = QUERY_PARAMETERS[name];
+  const description = rule.spec ? `${rule.description} ${ANY}` : rule.description;
+  const choices = kindChoices(rule.kind, mission);
   return {
-    file_path: { type: 'string', description: `Stored path or file name. ${ANY}`, examples: [exampleStoredPath(mission)] },
-    instrument: { type: 'string', enum: [...mission.instruments], description: ANY },
-    data_level: { type: 'string', enum: [...mission.dataLevels], description: ANY },
-    descriptor: { type: 'string', description: `e.g. sci. ${ANY}`, examples: ['sci'] },
-    start_date: { type: 'string', description: `YYYYMMDD: files whose start date is on or after it (with overlap, whose span meets the range). ${ANY}`, examples: ['20240101'] },
-    end_date: { type: 'string', description: `YYYYMMDD: files whose start date is on or before it. ${ANY}`, examples: ['20241231'] },
-    version: { type: 'string', description: `vXX-YY, * for any version, or latest for each product's highest. ${ANY}`, examples: ['v00-01', '*', 'latest'] },
-    extension: { type: 'string', enum: missionExtensions(mission), description: ANY },
-    ingestion_start_date: { type: 'string', description: 'Indexed on or after: YYYYMMDD or an ISO-8601 date-time with a zone.', examples: ['2026-11-22T01:53:59.587Z'] },
-    ingestion_end_date: { type: 'string', description: 'Indexed on or before: YYYYMMDD (its whole day) or an ISO-8601 date-time with a zone.', examples: ['20261122'] },
-    overlap: { type: 'string', enum: ['true', 'false'], description: 'true: start_date/end_date select files whose [start, end] span meets the range.' },
-  } as const;
+    type: 'string',
+    ...(choices ? { enum: choices } : {}),
+    ...(rule.pattern ? { pattern: rule.pattern } : {}),
+    description,
+    ...(rule.kind === 'stored-path' ? { examples: [exampleStoredPath(mission)] } : rule.examples ? { examples: [...rule.examples] } : {}),
+  };
 }
 
-/** Paging, order and representation: /query only. */
-const PAGE_PROPERTIES = {
-  limit: { type: 'string', description: `Answer one page of at most this many records (1 to ${MAX_PAGE_LIMIT}).`, examples: ['1000'] },
-  cursor: { type: 'string', description: 'Continue after the page that handed it out (X-Next-Cursor).' },
-  sort: { type: 'string', enum: SORT_FIELDS.flatMap((f) => [f, `-${f}`]), description: 'Order; - in front for descending; file_path breaks ties.' },
-} as const;
+function kindChoices(kind: ParameterKind, mission: MissionConfig): string[] | undefined {
+  switch (kind) {
+    case 'instrument':
+      return [...mission.instruments];
+    case 'data-level':
+      return [...mission.dataLevels];
+    case 'extension':
+      return missionExtensions(mission);
+    case 'boolean':
+      return ['true', 'false'];
+    case 'sort':
+      return SORT_FIELDS.flatMap((f) => [f, `-${f}`]);
+    case 'format':
+      return [...QUERY_FORMATS];
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The querystring properties of the given parameters, in the declared order (src/wire/query.ts):
+ * /query takes them all, /events and /coverage the filters.
+ */
+export function parameterProperties(mission: MissionConfig, names: readonly QueryParameterName[]): Record<string, ReturnType<typeof parameterSchema>> {
+  return Object.fromEntries(names.map((name) => [name, parameterSchema(name, mission)]));
+}
 
 export function querySchema(mission: MissionConfig, form: 'current' | 'earlier') {
   const example = { instrument: 'swe', data_level: 'l1a', descriptor: 'sci', start_date: '20240105', end_date: '20240105', version: 'v00-01', extension: 'cdf' };
   const records = { type: 'array', items: { $ref: `${FILE_RECORD_ID}#` } };
-  const format =
-    form === 'current'
-      ? { type: 'string', enum: [...QUERY_FORMATS], description: 'Representation (default json); also chosen by Accept. metalink: a Metalink 4 document of the files (docs/query.md).' }
-      : { type: 'string', enum: ['json', 'metalink'], description: 'The earlier form\'s records are one string of tuples; csv and ndjson are refused (400); metalink answers the same Metalink 4 document as /query.' };
+  const properties = parameterProperties(mission, QUERY_PARAMETER_ORDER);
+  if (form === 'earlier') {
+    properties.format = {
+      type: 'string',
+      enum: ['json', 'metalink'],
+      description: 'The earlier form\'s records are one string of tuples; csv and ndjson are refused (400); metalink answers the same Metalink 4 document as /query.',
+    };
+  }
   const metalink = {
     [MEDIA_TYPES.metalink]: {
       schema: {
@@ -71,7 +104,7 @@ export function querySchema(mission: MissionConfig, form: 'current' | 'earlier')
     tags: [form === 'current' ? 'current form' : 'earlier form'],
     summary: 'Metadata of the stored files that match every given parameter',
     description: 'Every parameter is optional and may be given once. Any other name is refused (400). docs/query.md has the details.',
-    querystring: { type: 'object', additionalProperties: true, properties: { ...filterProperties(mission), ...PAGE_PROPERTIES, format } },
+    querystring: { type: 'object', additionalProperties: true, properties },
     response: {
       200:
         form === 'current'
@@ -103,8 +136,8 @@ export function eventsSchema(mission: MissionConfig) {
     operationId: 'events',
     tags: ['current form'],
     summary: 'Live feed: a Server-Sent Event per file as it is indexed',
-    description: 'Takes the query filters (not limit, cursor, sort, format). Send Last-Event-ID to resume after an event.',
-    querystring: { type: 'object', additionalProperties: true, properties: filterProperties(mission) },
+    description: `Takes the query filters (not ${ANSWER_PARAMETERS.join(', ')}). Send Last-Event-ID to resume after an event.`,
+    querystring: { type: 'object', additionalProperties: true, properties: parameterProperties(mission, QUERY_FILTERS) },
     headers: { type: 'object', properties: { 'last-event-id': { type: 'string', description: 'Resume after this event id.' } } },
     response: {
       200: {

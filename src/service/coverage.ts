@@ -1,14 +1,12 @@
-import { ALL_QUERY_PARAMETERS, parseQueryFilter } from '../catalog/index.js';
+import { parseQueryFilter } from '../catalog/index.js';
+import { QUERY_FILTERS } from '../wire/query.js';
 import { coverageSpans } from './coverage-spans.js';
 import { INVALID_COVERAGE_PARAMETER, INVALID_QUERY } from '../errors/index.js';
 import { failure, QUERY_HEADERS, type Envelope } from './envelope.js';
 import type { ServiceContext } from './service-context.js';
 
-/** /query's parameters that shape its answer (pages, order, format) mean nothing for spans. */
-const ANSWER_PARAMETERS = ['limit', 'cursor', 'sort', 'format'];
-
-/** Everything /coverage takes: the filters of /query. */
-const COVERAGE_PARAMETERS = ALL_QUERY_PARAMETERS.filter((name) => !ANSWER_PARAMETERS.includes(name));
+/** Everything /coverage takes: the filters of /query; what shapes its answer (pages, order, format) means nothing for spans. */
+const COVERAGE_PARAMETERS: readonly string[] = QUERY_FILTERS;
 
 /**
  * GET /coverage: what the archive holds, as spans of consecutive covered days per

@@ -9,6 +9,7 @@ import {
   type QueryPosition,
   type QuerySort,
 } from '../catalog/index.js';
+import { ANSWER_PARAMETERS } from '../wire/query.js';
 import type { ServiceContext } from './service-context.js';
 
 /** The feed walks records in the order they were indexed. */
@@ -41,7 +42,7 @@ export type FeedRequest =
 /** The query's filters (not its paging or format), and where to start: after Last-Event-ID, else now. */
 export function parseFeedRequest(ctx: ServiceContext, pairs: Iterable<readonly [string, string]>, lastEventId?: string): FeedRequest {
   const list = [...pairs];
-  const paging = list.find(([name]) => ['limit', 'cursor', 'sort', 'format'].includes(name));
+  const paging = list.find(([name]) => (ANSWER_PARAMETERS as readonly string[]).includes(name));
   if (paging) return { ok: false, message: `${paging[0]} does not apply to the live feed; use the query filters only.` };
   const parsed = parseQueryFilter(list, ctx.mission);
   if (!parsed.ok) return parsed;

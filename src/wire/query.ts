@@ -1,20 +1,11 @@
 /**
- * The query parameters of GET /query, its limits and sort keys, as the server checks them
- * and the SDK, the `sdc` command and the portal send them. Imports nothing (browser-safe).
+ * The query parameters of GET /query, declared once: names, order, roles, value kinds and
+ * patterns. The parser (src/catalog/query-filter.ts), the OpenAPI schemas
+ * (src/http/query-schemas.ts), /coverage, /events, the SDK, the `sdc` command and the portal
+ * derive theirs from here (docs/query.md lists them). Imports nothing but the wire record
+ * (browser-safe).
  */
-import { SPEC_RECORD_FIELDS } from './record.js';
-
-/** The spec's filters (4.3): one per metadata field. */
-const SPEC_QUERY_PARAMETERS = SPEC_RECORD_FIELDS;
-
-/** The archive's additive filters (docs/query.md). */
-const EXTRA_FILTERS = ['ingestion_start_date', 'ingestion_end_date', 'overlap'] as const;
-
-/** Paging, order and representation of the answer. */
-export const ANSWER_PARAMETERS = ['sort', 'limit', 'cursor', 'format'] as const;
-
-/** Every parameter, in the order clients send them (stable URLs, easy to read in logs). */
-export const QUERY_PARAMETER_ORDER = [...SPEC_QUERY_PARAMETERS, ...EXTRA_FILTERS, ...ANSWER_PARAMETERS] as const;
+import type { SpecRecordField } from './record.js';
 
 /** Orders a query may ask for (`sort=`); `-` in front means descending; file_path breaks ties. */
 export const SORT_FIELDS = ['file_path', 'start_date', 'ingestion_date'] as const;
@@ -23,3 +14,128 @@ export type SortKey = SortField | `-${SortField}`;
 
 /** Largest page (`limit`) a client may ask for: pages are held in memory to compute the next cursor. */
 export const MAX_PAGE_LIMIT = 10_000;
+
+/** Representations of a query answer (`format=` or the Accept header). */
+export const QUERY_FORMATS = ['json', 'csv', 'ndjson', 'metalink'] as const;
+export type QueryFormat = (typeof QUERY_FORMATS)[number];
+
+/**
+ * What a parameter does: a `filter` selects files (GET /query, /events and /coverage take it);
+ * an `answer` parameter shapes /query's answer (its page, order, representation) and nothing else.
+ */
+export type ParameterRole = 'filter' | 'answer';
+
+/** How a value is read; the parser has one check per kind, the OpenAPI schema one description. */
+export type ParameterKind =
+  | 'stored-path'
+  | 'instrument'
+  | 'data-level'
+  | 'extension'
+  | 'descriptor'
+  | 'date'
+  | 'version'
+  | 'instant'
+  | 'boolean'
+  | 'page-size'
+  | 'cursor'
+  | 'sort'
+  | 'format';
+
+export interface QueryParameterRule {
+  readonly role: ParameterRole;
+  readonly kind: ParameterKind;
+  /** Named by the interface spec (docs/api.md "The three endpoints"): one per field of the record. */
+  readonly spec: boolean;
+  /**
+   * A pattern every accepted value matches (ECMAScript syntax, as JSON Schema takes it). The
+   * parser checks more (real dates, the mission's values), never less.
+   */
+  readonly pattern?: string;
+  readonly description: string;
+  readonly examples?: readonly string[];
+}
+
+const DATE = '^\\d{8}$';
+/** YYYYMMDD, or an ISO-8601 date-time with a zone (Z or ±hh:mm). */
+const INSTANT = '^(\\d{8}|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))$';
+
+/**
+ * Every parameter, in the order of the spec's 400 message for an unknown name ("Valid
+ * parameters are: ..."): the spec's eight in the record's order, then this archive's additive
+ * filters, then the answer's paging, order and format. Clients send them in this order too.
+ */
+export const QUERY_PARAMETERS = {
+  file_path: { role: 'filter', kind: 'stored-path', spec: true, description: 'Stored path or file name.' },
+  instrument: { role: 'filter', kind: 'instrument', spec: true, description: 'Instrument, as in the file name.' },
+  data_level: { role: 'filter', kind: 'data-level', spec: true, description: 'Data level, as in the file name.' },
+  descriptor: { role: 'filter', kind: 'descriptor', spec: true, pattern: '^[A-Za-z0-9-]+$', description: 'e.g. sci.', examples: ['sci'] },
+  start_date: {
+    role: 'filter',
+    kind: 'date',
+    spec: true,
+    pattern: DATE,
+    description: 'YYYYMMDD: files whose start date is on or after it (with overlap, whose span meets the range).',
+    examples: ['20240101'],
+  },
+  end_date: { role: 'filter', kind: 'date', spec: true, pattern: DATE, description: 'YYYYMMDD: files whose start date is on or before it.', examples: ['20241231'] },
+  version: {
+    role: 'filter',
+    kind: 'version',
+    spec: true,
+    pattern: '^(v\\d{2}-\\d{2}|\\*|latest)$',
+    description: "vXX-YY, * for any version, or latest for each product's highest.",
+    examples: ['v00-01', '*', 'latest'],
+  },
+  extension: { role: 'filter', kind: 'extension', spec: true, description: 'File extension, set by the data level.' },
+  ingestion_start_date: {
+    role: 'filter',
+    kind: 'instant',
+    spec: false,
+    pattern: INSTANT,
+    description: 'Indexed on or after: YYYYMMDD or an ISO-8601 date-time with a zone.',
+    examples: ['2026-11-22T01:53:59.587Z'],
+  },
+  ingestion_end_date: {
+    role: 'filter',
+    kind: 'instant',
+    spec: false,
+    pattern: INSTANT,
+    description: 'Indexed on or before: YYYYMMDD (its whole day) or an ISO-8601 date-time with a zone.',
+    examples: ['20261122'],
+  },
+  overlap: { role: 'filter', kind: 'boolean', spec: false, description: 'true: start_date/end_date select files whose [start, end] span meets the range.' },
+  limit: {
+    role: 'answer',
+    kind: 'page-size',
+    spec: false,
+    pattern: '^\\d+$',
+    description: `Answer one page of at most this many records (1 to ${MAX_PAGE_LIMIT}).`,
+    examples: ['1000'],
+  },
+  cursor: { role: 'answer', kind: 'cursor', spec: false, description: 'Continue after the page that handed it out (X-Next-Cursor).' },
+  sort: { role: 'answer', kind: 'sort', spec: false, description: 'Order; - in front for descending; file_path breaks ties.' },
+  format: { role: 'answer', kind: 'format', spec: false, description: 'Representation (default json); also chosen by Accept. metalink: a Metalink 4 document of the files (docs/query.md).' },
+} as const satisfies Readonly<Record<string, QueryParameterRule>>;
+
+export type QueryParameterName = keyof typeof QUERY_PARAMETERS;
+type NamesWith<R extends ParameterRole> = { [K in QueryParameterName]: (typeof QUERY_PARAMETERS)[K]['role'] extends R ? K : never }[QueryParameterName];
+export type QueryFilterName = NamesWith<'filter'>;
+export type AnswerParameterName = NamesWith<'answer'>;
+
+/** The spec's eight are the record's fields, named alike (docs/api.md "The record"). */
+type SpecNames = { [K in QueryParameterName]: (typeof QUERY_PARAMETERS)[K]['spec'] extends true ? K : never }[QueryParameterName];
+const specNamesAreRecordFields: [SpecNames] extends [SpecRecordField] ? ([SpecRecordField] extends [SpecNames] ? true : never) : never = true;
+void specNamesAreRecordFields;
+
+/** Every parameter, in the declared order. */
+export const QUERY_PARAMETER_ORDER = Object.keys(QUERY_PARAMETERS) as readonly QueryParameterName[];
+
+/** What /events and /coverage take: the filters, in order. */
+export const QUERY_FILTERS = QUERY_PARAMETER_ORDER.filter((name) => QUERY_PARAMETERS[name].role === 'filter') as readonly QueryFilterName[];
+
+/** Paging, order and representation of /query's answer, in order. */
+export const ANSWER_PARAMETERS = QUERY_PARAMETER_ORDER.filter((name) => QUERY_PARAMETERS[name].role === 'answer') as readonly AnswerParameterName[];
+
+export function isQueryParameter(name: string): name is QueryParameterName {
+  return Object.hasOwn(QUERY_PARAMETERS, name);
+}

@@ -1,12 +1,10 @@
+import { QUERY_FILTERS, type QueryFilterName } from '../../src/wire/query.js';
 import { apiDate, isoDate } from './format.js';
 import { missionExtensions, type MissionConfig } from './mission.js';
 
-/** The form's fields: the filters of GET /query (interface spec 4.3 and docs/query.md), same names. */
-export const SEARCH_FIELDS = [
-  'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
-  'ingestion_start_date', 'ingestion_end_date', 'overlap',
-] as const;
-export type SearchField = (typeof SEARCH_FIELDS)[number];
+/** The form's fields: the filters of GET /query, same names (declared in src/wire/query.ts; index.html has one input each). */
+export const SEARCH_FIELDS = QUERY_FILTERS;
+export type SearchField = QueryFilterName;
 
 export const SORT_KEYS = [
   'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'size', 'ingestion_date', 'uploader',
