@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { POSTGRES_DIALECT } from '../catalog-dialect.js';
@@ -6,6 +6,7 @@ import type { KyselyCatalog } from '../kysely-catalog.js';
 import { migrateToLatest } from '../migrations.js';
 import type { CatalogDatabase } from '../schema.js';
 import { PostgresCatalog } from './postgres-prepared-reads.js';
+import { BudgetedReadsDriver, budgetedQueries, readBudgetOf } from './postgres-read-budget.js';
 import { parsePostgresUrl, redactPassword } from './postgres-url.js';
 
 /** How long a new connection to PostgreSQL may take before the operation fails as unavailable. */
@@ -36,8 +37,10 @@ export interface PostgresCatalogOptions {
  * advisory lock, so instances starting together migrate once.
  */
 export async function openPostgresCatalog(url: string, options: PostgresCatalogOptions = {}): Promise<KyselyCatalog> {
-  const { connectionString, schema } = parsePostgresUrl(url);
-  const pool = new pg.Pool({
+  const location = parsePostgresUrl(url);
+  const { schema } = location;
+  const { budgetMs, connectionString } = readBudgetOf(location.connectionString);
+  const config: pg.PoolConfig = {
     connectionString,
     // Every connection resolves table names in the configured schema only.
     options: `-c search_path=${schema}`,
@@ -47,17 +50,23 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     // A connection whose peer vanished (failover, a cut proxy) is found by the kernel, not by the next query.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-  });
+  };
+  // Two pools: reads outside a transaction run with a statement budget (postgres-read-budget.ts),
+  // writes, bulk loads and migrations without one, so that none of them is cut half way.
+  const pool = new pg.Pool(config);
+  const reads = new pg.Pool({ ...config, options: `${config.options} -c statement_timeout=${budgetMs}` });
   // Without a listener, a connection's network error is an unhandled 'error' event, which ends the
   // process. pg-pool listens on idle clients only ('error' on the pool); a client that is checked
   // out (a transaction, a lease, a COPY, a cursor) has no listener until it is released. So every
   // client gets one of its own when it connects: the error fails the operation in flight (pg
   // rejects its promise), and the pool drops the broken client when it is released.
-  pool.on('error', (err) => options.onPoolError?.(err));
-  pool.on('connect', (client) => {
-    client.on('error', (err) => options.onPoolError?.(err));
-  });
-  const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  for (const each of [pool, reads]) {
+    each.on('error', (err) => options.onPoolError?.(err));
+    each.on('connect', (client) => {
+      client.on('error', (err) => options.onPoolError?.(err));
+    });
+  }
+  const db = new Kysely<CatalogDatabase>({ dialect: new BudgetedReadsDialect(reads, pool) });
   try {
     await createSchema(db, schema);
     // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
@@ -67,7 +76,21 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     await db.destroy();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
-  return new PostgresCatalog(db, pool, () => db.destroy(), POSTGRES_DIALECT);
+  return new PostgresCatalog(db, budgetedQueries(pool, reads), () => db.destroy(), POSTGRES_DIALECT);
+}
+
+/** Kysely's PostgreSQL dialect (its adapter, compiler, introspector) over the two pools' driver. */
+class BudgetedReadsDialect extends PostgresDialect {
+  constructor(
+    private readonly reads: pg.Pool,
+    private readonly writes: pg.Pool,
+  ) {
+    super({ pool: writes, cursor: Cursor });
+  }
+
+  override createDriver(): Driver {
+    return new BudgetedReadsDriver(this.reads, this.writes, Cursor);
+  }
 }
 
 /** Kysely's migration table: present once a catalog has been created (by a server, `sdc migrate` or `--create`). */
