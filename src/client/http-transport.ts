@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
 import { asClientError, BusyError, NetworkError, UnreachableError } from './client-errors.js';
+import { openEngine, type EngineKind, type HttpEngine, type Response } from './http-engine.js';
 import { DEFAULT_MAX_BUSY_WAIT_MS, RequestPacer } from './request-pacing.js';
 
 export interface TransportOptions {
@@ -17,6 +17,8 @@ export interface TransportOptions {
   readonly maxBusyWaitMs?: number;
   /** Give up on the service after connections fail in a row (see connectionFailed); default true. */
   readonly failFast?: boolean;
+  /** What sends the requests (http-engine.ts): undici by default, node:http for a command of a few requests. */
+  readonly engine?: EngineKind;
 }
 
 /** Failures that mean nothing answers at the address (rather than a service that failed). */
@@ -28,7 +30,7 @@ const UNREACHABLE_AFTER_MS = 5_000;
 /** Once given up on, requests fail at once for this long; then one is let through to try again. */
 const UNREACHABLE_FOR_MS = 30_000;
 
-export type Response = Dispatcher.ResponseData;
+export type { Response };
 
 export interface OutboundRequest {
   readonly method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -44,7 +46,8 @@ export interface OutboundRequest {
  * calls only. Any failure to get an answer becomes a NetworkError.
  */
 export class Transport {
-  private readonly agent: Agent;
+  /** Loaded on the first request: a command that sends none never loads an HTTP client. */
+  private engine: Promise<HttpEngine> | undefined;
   readonly baseUrl: string;
   readonly pacer: RequestPacer;
   /** Connection failures since the last answer, and when the first of them happened. */
@@ -56,11 +59,11 @@ export class Transport {
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.pacer = options.pacer ?? new RequestPacer();
-    this.agent = new Agent({
-      connect: { timeout: options.connectTimeoutMs },
-      headersTimeout: options.idleTimeoutMs,
-      bodyTimeout: options.idleTimeoutMs,
-    });
+  }
+
+  private http(): Promise<HttpEngine> {
+    const { connectTimeoutMs, idleTimeoutMs } = this.options;
+    return (this.engine ??= openEngine(this.options.engine ?? 'undici', { connectTimeoutMs, idleTimeoutMs }));
   }
 
   /** GET `<base><pathAndQuery>` with the key; `extra` headers replace the defaults (e.g. Accept). */
@@ -99,10 +102,10 @@ export class Transport {
       if (this.unreachable) this.failuresInARow = UNREACHABLE_AFTER_FAILURES - 1;
       this.unreachable = undefined;
       await this.pacer.ready(req.signal);
+      const engine = await this.http();
       let res: Response;
       try {
-        res = await request(url, {
-          dispatcher: this.agent,
+        res = await engine.request(url, {
           method: req.method ?? 'GET',
           headers: req.headers ?? {},
           body: req.body ?? null,
@@ -149,7 +152,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await (await this.engine)?.close();
   }
 }
 
