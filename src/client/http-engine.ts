@@ -17,7 +17,7 @@ export interface Response {
 export interface EngineRequest {
   readonly method: string;
   readonly headers: Record<string, string>;
-  readonly body: Readable | string | null;
+  readonly body: Readable | string | Buffer | null;
   readonly signal?: AbortSignal;
 }
 

@@ -35,7 +35,8 @@ export type { Response };
 export interface OutboundRequest {
   readonly method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
   readonly headers?: Record<string, string>;
-  readonly body?: Readable | string;
+  /** A string or buffer can be sent again (a 429's wait); a stream cannot. */
+  readonly body?: Readable | string | Buffer;
   /** Aborts the request (and its answer's body). */
   readonly signal?: AbortSignal;
 }
@@ -95,7 +96,7 @@ export class Transport {
    */
   private async send(url: string, req: OutboundRequest): Promise<Response> {
     const what = `${req.method ?? 'GET'} ${redact(url)}`;
-    const replayable = req.body === undefined || typeof req.body === 'string';
+    const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
     for (let waited = 0; ; ) {
       if (this.unreachable && Date.now() - this.unreachableSince < UNREACHABLE_FOR_MS) throw this.unreachable;
       // A long-lived client tries again now and then; one more failure gives up again at once.

@@ -57,7 +57,7 @@ export class NodeHttpEngine implements HttpEngine {
         socket.once('close', () => clearTimeout(connecting));
       });
       req.on('timeout', () => req.destroy(timedOut('UND_ERR_HEADERS_TIMEOUT', 'no answer from the server within the idle time-out')));
-      if (body === null || typeof body === 'string') req.end(body ?? undefined);
+      if (body === null || typeof body === 'string' || Buffer.isBuffer(body)) req.end(body ?? undefined);
       else pipeline(body, req).catch(reject);
     });
   }
