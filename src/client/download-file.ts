@@ -59,7 +59,14 @@ export async function downloadFile(ctx: ClientContext, pathOrName: string, optio
     if (fresh) await rm(part, { force: true });
     const leftOver = await fileSizeOrZero(part);
     const resumedFrom = record?.size !== undefined && leftOver > record.size ? 0 : leftOver;
-    const written = await withRetry(ctx.retry, () => fetchInto(ctx, path, part, record?.size, options.onProgress), ctx.onRetry);
+    // The first attempt starts from the size just read; a retry reads it again (a cut transfer grew it).
+    let known: number | undefined = leftOver;
+    const attempt = () => {
+      const offset = known;
+      known = undefined;
+      return fetchInto(ctx, path, part, record?.size, options.onProgress, offset);
+    };
+    const written = await withRetry(ctx.retry, attempt, ctx.onRetry);
     const problem = await integrityProblem(part, record, written);
     if (problem === undefined) {
       await rename(part, localPath);
@@ -96,8 +103,15 @@ interface Written {
  * written whole is hashed as its bytes go by (its digest answered), so that checking it does
  * not read it back (docs/performance.md, "Clients at scale"); a resumed one is not.
  */
-async function fetchInto(ctx: ClientContext, path: string, part: string, size: number | undefined, onProgress?: ProgressListener): Promise<Written | undefined> {
-  let offset = await fileSizeOrZero(part);
+async function fetchInto(
+  ctx: ClientContext,
+  path: string,
+  part: string,
+  size: number | undefined,
+  onProgress: ProgressListener | undefined,
+  knownOffset: number | undefined,
+): Promise<Written | undefined> {
+  let offset = knownOffset ?? (await fileSizeOrZero(part));
   if (size !== undefined && offset > size) offset = await truncate(part);
   if (size !== undefined && offset === size && offset > 0) return undefined;
   const address = await requestDownloadAddress(ctx, path);

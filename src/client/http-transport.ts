@@ -35,7 +35,7 @@ export type { Response };
 export interface OutboundRequest {
   readonly method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
   readonly headers?: Record<string, string>;
-  /** A string or buffer can be sent again (a 429's wait); a stream cannot. */
+  /** A string is sent again after a 429's wait; a file's bytes (a stream, or a small file's buffer) are not (see send). */
   readonly body?: Readable | string | Buffer;
   /** Aborts the request (and its answer's body). */
   readonly signal?: AbortSignal;
@@ -96,7 +96,8 @@ export class Transport {
    */
   private async send(url: string, req: OutboundRequest): Promise<Response> {
     const what = `${req.method ?? 'GET'} ${redact(url)}`;
-    const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
+    // A file's bytes (stream or buffer) start the operation again with a fresh address, as before.
+    const replayable = req.body === undefined || typeof req.body === 'string';
     for (let waited = 0; ; ) {
       if (this.unreachable && Date.now() - this.unreachableSince < UNREACHABLE_FOR_MS) throw this.unreachable;
       // A long-lived client tries again now and then; one more failure gives up again at once.
