@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syntheticRecords, type Catalog, type QueryFilter, type QueryOptions } from '../src/catalog/index.js';
 import { bulkLoadCatalog, openCatalog } from '../src/catalog/open-catalog.js';
-import { KyselyCatalog } from '../src/catalog/kysely-catalog.js';
+import { SqlCatalog } from '../src/catalog/sql-catalog.js';
 import { IMAP_MISSION } from '../src/mission/index.js';
 import { minimalSqliteLoad } from './lib/minimal-bulk-load.js';
 import { fmt, percentile, table } from './lib/stats.js';
@@ -131,7 +131,7 @@ export async function benchCatalog(label: string, url: string | undefined, count
       }
       times.sort((a, b) => a - b);
       rows.push([search.label, fmt(answered / ROUNDS, 1), fmt(percentile(times, 50)), fmt(percentile(times, 99))]);
-      if (catalog instanceof KyselyCatalog) {
+      if (catalog instanceof SqlCatalog) {
         // Each plan the first rounds' values get (the planner may pick by the value bound).
         const seen = new Map<string, string>();
         for (let i = 0; i < 5; i++) {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { byPath } from '../../src/catalog/bulk-load-pieces.js';
 import type { FileRecord } from '../../src/catalog/index.js';
-import { rowInserter } from '../../src/catalog/sqlite/sqlite-prepared-reads.js';
+import { rowInserter } from '../../src/catalog/sqlite/sqlite-bulk-insert.js';
 
 const COLUMNS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader'] as const;
 const ROWS = 100;

@@ -1,9 +1,11 @@
+import { sqliteJsonRecord } from './sqlite/sqlite-json-record.js';
+
 /**
  * The few places where SQL backends differ, as data the shared code reads. Each
  * adapter passes its own; the queries and migrations stay written once.
  */
 export interface CatalogDialect {
-  /** Which engine this is, where a statement must say so (the plan of a query: EXPLAIN QUERY PLAN or EXPLAIN). */
+  /** Which engine this is, where a statement must say so. */
   readonly engine: 'sqlite' | 'postgres';
   /**
    * Collation that compares text byte by byte, for file_path. SQLite's default
@@ -13,13 +15,19 @@ export interface CatalogDialect {
    */
   readonly byteOrderCollation?: string;
   /**
-   * Stream a query's rows through one server-side cursor instead of keyset pages.
-   * PostgreSQL does (pg-cursor); SQLite cannot, as Kysely runs SQLite on one
-   * connection that a slow reader would hold.
+   * A record row's JSON text written by the database, exactly JSON.stringify's (SQLite's
+   * json_object): query pages can then be sent without making a record (RecordPages.jsonPages).
    */
-  readonly cursorStreaming?: boolean;
+  readonly jsonRecord?: string;
+  /** How the database shows a statement's plan: the prefix, and which column of its rows is the text. */
+  readonly plan: { readonly prefix: string; readonly column: number };
 }
 
-export const SQLITE_DIALECT: CatalogDialect = Object.freeze({ engine: 'sqlite' });
+export const SQLITE_DIALECT: CatalogDialect = Object.freeze({
+  engine: 'sqlite',
+  jsonRecord: sqliteJsonRecord(),
+  // Rows of (id, parent, notused, detail).
+  plan: { prefix: 'EXPLAIN QUERY PLAN', column: 3 },
+});
 
-export const POSTGRES_DIALECT: CatalogDialect = Object.freeze({ engine: 'postgres', byteOrderCollation: 'C', cursorStreaming: true });
+export const POSTGRES_DIALECT: CatalogDialect = Object.freeze({ engine: 'postgres', byteOrderCollation: 'C', plan: { prefix: 'EXPLAIN', column: 0 } });

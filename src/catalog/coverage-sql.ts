@@ -1,5 +1,6 @@
 import type { CoverageDay } from './coverage-day.js';
 import { whereOf } from './filter-sql.js';
+import { keysetPages } from './keyset-pages.js';
 import type { QueryFilter } from './query-filter.js';
 
 /*
@@ -66,24 +67,24 @@ export function coveragePageSql(filter: QueryFilter, after: CoverageAfter | unde
 }
 
 /**
- * Coverage days in (instrument, data_level, start_date) order, `pageSize` a round trip;
+ * Coverage days in (instrument, data_level, start_date) order, keyset-paged (keyset-pages.ts);
  * `read` runs a statement and answers its rows as arrays in the selected columns' order.
  */
-export async function* coverageDays(
-  read: (text: string, params: unknown[]) => Promise<unknown[][]>,
-  filter: QueryFilter,
-  pageSize: number,
-): AsyncIterable<CoverageDay> {
-  let after: CoverageAfter | undefined;
-  for (;;) {
-    const { text, params } = coveragePageSql(filter, after, pageSize);
-    const rows = await read(text, params);
-    for (const r of rows) {
+export async function* coverageDays(read: (text: string, params: unknown[]) => Promise<unknown[][]>, filter: QueryFilter): AsyncIterable<CoverageDay> {
+  const pages = keysetPages(
+    async (after: CoverageAfter | undefined, size) => {
+      const { text, params } = coveragePageSql(filter, after, size);
       // COUNT and SUM come back as strings from PostgreSQL (bigint/numeric).
-      yield { instrument: String(r[0]), data_level: String(r[1]), start_date: String(r[2]), end_date: String(r[3]), files: Number(r[4]), size: Number(r[5]) };
-    }
-    if (rows.length < pageSize) return;
-    const last = rows[rows.length - 1]!;
-    after = [String(last[0]), String(last[1]), String(last[2])];
-  }
+      return (await read(text, params)).map((r): CoverageDay => ({
+        instrument: String(r[0]),
+        data_level: String(r[1]),
+        start_date: String(r[2]),
+        end_date: String(r[3]),
+        files: Number(r[4]),
+        size: Number(r[5]),
+      }));
+    },
+    (last): CoverageAfter => [last.instrument, last.data_level, last.start_date],
+  );
+  for await (const page of pages) yield* page;
 }

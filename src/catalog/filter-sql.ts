@@ -3,15 +3,14 @@ import type { QueryPosition, QuerySort } from './query-options.js';
 
 /*
  * A query's SQL text from its filter's shape: the one home of the filter's rules, for the
- * prepared statements of the SQLite and PostgreSQL catalogs and for the Kysely queries
- * (kysely-filter.ts). `?` placeholders (PostgreSQL numbers them, see numbered()), values
- * pushed on `params` in the same order.
+ * reads of both engines (record-reads.ts, coverage-sql.ts). `?` placeholders (PostgreSQL
+ * numbers them, see numbered()), values pushed on `params` in the same order.
  */
 
 /**
  * The WHERE clause of a filter and its parameters. The SQL text depends only on which
  * conditions are present (the filter's shape), never on values, so one prepared statement
- * serves every request of a shape. The Kysely queries use the same clauses (kysely-filter.ts).
+ * serves every request of a shape.
  */
 export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   const where: string[] = [];
@@ -43,6 +42,7 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   return where;
 }
 
+/** Rows strictly after `after` in (sort key, file_path) order: the keyset position of a page. */
 export function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]): string {
   const op = sort.descending ? '<' : '>';
   if (sort.field === 'file_path') {
@@ -55,7 +55,7 @@ export function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]
 
 /**
  * One page of a query in its sort order (the path breaks ties), after `after`: the SQL and
- * its parameters, shared by the prepared reads of both engines so the order lives here once.
+ * its parameters, shared by the reads of both engines so the order lives here once.
  */
 export function pageSql(
   columns: string,

@@ -45,7 +45,7 @@ export const ALL_QUERY_PARAMETERS: readonly string[] = [...QUERY_PARAMETERS, ...
 export type QueryParameter = (typeof QUERY_PARAMETERS)[number] | (typeof EXTRA_QUERY_PARAMETERS)[number];
 
 /** Representations of a query answer (`format=` or the Accept header). */
-export const QUERY_FORMATS = ['json', 'csv', 'ndjson'] as const;
+export const QUERY_FORMATS = ['json', 'csv', 'ndjson', 'metalink'] as const;
 export type QueryFormat = (typeof QUERY_FORMATS)[number];
 
 export type FilterResult =

@@ -1,24 +1,18 @@
 import type { Generated } from 'kysely';
+import type { FileRecord } from './file-record.js';
 
-/** Table types for Kysely: the catalog's tables. */
-export interface FilesTable {
-  file_path: string;
-  instrument: string;
-  data_level: string;
-  descriptor: string;
-  start_date: string;
-  end_date: string;
-  version: string;
-  extension: string;
-  ingestion_date: string;
-  /** INTEGER in SQLite, BIGINT in PostgreSQL (pg returns it as a string). */
-  size: number | string;
-  sha256: string;
-  /** Name of the API key that uploaded the file; null when none did. */
-  uploader: string | null;
+/**
+ * Table types for Kysely: the catalog's tables. The files table's record columns follow the
+ * record (src/wire/record.ts, src/catalog/record-columns.ts): an integer field may come back
+ * as text (BIGINT in PostgreSQL, which pg returns as a string), an optional one is NULL when
+ * absent.
+ */
+export type FilesTable = {
+  -readonly [F in keyof FileRecord]-?: FileRecord[F] extends number ? number | string : undefined extends FileRecord[F] ? Exclude<FileRecord[F], undefined> | null : FileRecord[F];
+} & {
   /** 1 when no file of the same product has a higher version (src/catalog/product-refresh.ts). */
   is_latest: Generated<number>;
-}
+};
 
 export interface ApiKeysTable {
   /** Public part of the key, used to find its row. */

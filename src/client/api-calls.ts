@@ -67,12 +67,12 @@ export async function openFeed(ctx: ClientContext, filter: QueryFilter, lastEven
   return res.body;
 }
 
-function header(value: string | string[] | undefined): string | undefined {
+export function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** X-Next-Cursor, else the `cursor` of the `Link: <...>; rel="next"` address. */
-function nextCursorOf(headers: Record<string, string | string[] | undefined>): string | undefined {
+export function nextCursorOf(headers: Record<string, string | string[] | undefined>): string | undefined {
   const cursor = header(headers['x-next-cursor']);
   if (cursor) return cursor;
   const next = /<([^>]*)>\s*;\s*rel="?next"?/.exec(header(headers.link) ?? '');

@@ -7,6 +7,7 @@ import { downloadFile, type DownloadOptions, type DownloadResult } from './downl
 import type { EngineKind } from './http-engine.js';
 import { Transport } from './http-transport.js';
 import type { FeedEvent, WatchOptions } from './live-feed.js';
+import { queryMetalink, type MetalinkAnswer } from './query-metalink.js';
 import { findRecord, queryPage, queryPages, queryRecords, type QueryPage } from './query-records.js';
 import { RequestPacer } from './request-pacing.js';
 import { DEFAULT_RETRY, type RetryListener, type RetryPolicy } from './retry.js';
@@ -110,6 +111,21 @@ export class Client {
    */
   pages(query: QueryParameters = {}): AsyncIterable<QueryPage> {
     return queryPages(this.ctx, query);
+  }
+
+  /**
+   * The matching files as a Metalink 4 document (RFC 5854) for `aria2c -M` and the like:
+   * per file its size, SHA-256 and a signed download address (docs/client.md, "Take a
+   * search elsewhere"). Undefined when nothing matches. With `limit`, one page and its
+   * next cursor; without, every file in one document, on every carrier.
+   *
+   * ```ts
+   * const answer = await client.metalink({ instrument: 'swe', start_date: '20240101' });
+   * if (answer) for await (const text of answer.text) out.write(text);
+   * ```
+   */
+  metalink(query: QueryParameters = {}): Promise<MetalinkAnswer | undefined> {
+    return queryMetalink(this.ctx, query);
   }
 
   /**

@@ -11,6 +11,7 @@ export { DEFAULT_RETRY } from './retry.js';
 export { envPrefix, localPathOf } from './data-dir-paths.js';
 export type { QueryPage } from './query-records.js';
 export { DEFAULT_PAGE_SIZE } from './query-records.js';
+export type { MetalinkAnswer } from './query-metalink.js';
 export type { FeedEvent, WatchOptions } from './live-feed.js';
 // The wire format, as the server defines it: record fields in order, query limits and sort keys, coverage spans, byte format.
 export { RECORD_FIELDS, SPEC_RECORD_FIELDS, RECORD_FIELD_INFO, MAX_PAGE_LIMIT, SORT_FIELDS, QUERY_PARAMETER_ORDER, formatBytes } from '../wire/index.js';

@@ -103,6 +103,11 @@ export const FORMAT_NOT_IN_EARLIER_FORM = declareError(
   400,
   () => 'The earlier form (/v0/query) answers one string of Python tuples only; leave format out, or use /query for csv or ndjson.',
 );
+export const NOTHING_TO_LIST = declareError(
+  'SDC_NOTHING_TO_LIST',
+  404,
+  () => 'No file matches this query, and a Metalink document lists at least one file (RFC 5854). Widen the filters, or ask format=json to see the empty answer.',
+);
 export const TOO_MANY_FEEDS = declareError(
   'SDC_TOO_MANY_FEEDS',
   429,

@@ -1,4 +1,5 @@
 import { MAX_PAGE_LIMIT, QUERY_FORMATS, SORT_FIELDS, unknownParameterMessage } from '../catalog/index.js';
+import { NOTHING_TO_LIST } from '../errors/index.js';
 import { missionExtensions, type MissionConfig } from '../mission/index.js';
 import { exampleStoredPath, MEDIA_TYPES, pythonTuple } from '../service/index.js';
 import { FILE_RECORD_ID, jsonString, text } from './api-schemas.js';
@@ -50,8 +51,21 @@ export function querySchema(mission: MissionConfig, form: 'current' | 'earlier')
   const records = { type: 'array', items: { $ref: `${FILE_RECORD_ID}#` } };
   const format =
     form === 'current'
-      ? { type: 'string', enum: [...QUERY_FORMATS], description: 'Representation (default json); also chosen by Accept.' }
-      : { type: 'string', enum: ['json'], description: 'The earlier form has one representation; csv and ndjson are refused (400).' };
+      ? { type: 'string', enum: [...QUERY_FORMATS], description: 'Representation (default json); also chosen by Accept. metalink: a Metalink 4 document of the files (docs/query.md).' }
+      : { type: 'string', enum: ['json', 'metalink'], description: 'The earlier form\'s records are one string of tuples; csv and ndjson are refused (400); metalink answers the same Metalink 4 document as /query.' };
+  const metalink = {
+    [MEDIA_TYPES.metalink]: {
+      schema: {
+        type: 'string',
+        description:
+          'format=metalink: a Metalink 4 document (RFC 5854), one <file> a line: name = stored path, <size>, <hash type="sha-256">, and a <url> signed for SDC_DOWNLOAD_TTL (the address /download redirects to). With limit, one page, with the same headers.',
+      },
+    },
+  };
+  const nothingToList = {
+    ...jsonString('format=metalink and no file matches: a Metalink lists at least one file (SDC_NOTHING_TO_LIST).', NOTHING_TO_LIST.message()),
+    headers: CORS_HEADER,
+  };
   return {
     operationId: form === 'current' ? 'query' : 'queryEarlierForm',
     tags: [form === 'current' ? 'current form' : 'earlier form'],
@@ -68,16 +82,18 @@ export function querySchema(mission: MissionConfig, form: 'current' | 'earlier')
                 [MEDIA_TYPES.json]: { schema: records },
                 [MEDIA_TYPES.ndjson]: { schema: { type: 'string', description: 'One JSON record per line.' } },
                 [MEDIA_TYPES.csv]: { schema: { type: 'string', description: 'A header row, then one row per record (RFC 4180).' } },
+                ...metalink,
               },
             }
-          : {
-              ...jsonString(
+          : (() => {
+              const tuples = jsonString(
                 'One string: the matching records as Python tuples (instrument, data level, descriptor, start date, end date, version, extension), ordered by file_path; "[]" when none.',
                 `[${pythonTuple(example)}]`,
-              ),
-              headers: PAGE_HEADERS,
-            },
+              );
+              return { ...tuples, content: { ...tuples.content, ...metalink }, headers: PAGE_HEADERS };
+            })(),
       400: { ...jsonString('A parameter is unknown, repeated or malformed; the text says which and what is expected.', unknownParameterMessage('color')), headers: CORS_HEADER },
+      404: nothingToList,
     },
   };
 }

@@ -5,6 +5,7 @@ import { ALREADY_EXISTS, FILE_NOT_FOUND, FILE_UNREADABLE, NOT_A_STORED_PATH, Ser
 import { ingest, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
+import { storedMediaType } from '../wire/media-type.js';
 import { sendError } from './error-answer.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 import type { SignatureCheck } from '../store/local/url-signer.js';
@@ -28,14 +29,6 @@ interface StoreQuery {
  */
 function strongEtag(etag: string): string {
   return etag.startsWith('W/') ? etag.slice(2) : etag;
-}
-
-/**
- * The media type of a stored file. CDF (NASA's Common Data Format) is not netCDF, which
- * the usual tables map `.cdf` to; packet files and anything else are bytes.
- */
-export function mediaTypeOf(fileName: string): string {
-  return fileName.toLowerCase().endsWith('.cdf') ? 'application/x-cdf' : 'application/octet-stream';
 }
 
 /** Each request's signature verdict, decided once (a request is never checked twice: HMACs cost). */
@@ -202,7 +195,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const fileName = key.slice(key.lastIndexOf('/') + 1);
       const headers = result.headers as Record<string, string>;
       if (headers.ETag) headers.ETag = strongEtag(headers.ETag);
-      if (headers['Content-Type']) headers['Content-Type'] = mediaTypeOf(fileName);
+      if (headers['Content-Type']) headers['Content-Type'] = storedMediaType(fileName);
       return reply
         .code(result.statusCode)
         .headers(headers)

@@ -18,3 +18,4 @@ export * from './object-created.js';
 export * from './staged-uploads.js';
 export * from './multipart-upload.js';
 export * from './ingest-sweep.js';
+export * from './metalink.js';

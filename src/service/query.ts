@@ -1,7 +1,8 @@
 import { Negotiator } from '@fastify/accept-negotiator';
 import { DEFAULT_SORT, encodeCursor, parseQueryFilter, positionOf, type FileRecord, type QueryFormat } from '../catalog/index.js';
-import { INVALID_QUERY } from '../errors/index.js';
+import { INVALID_QUERY, NOTHING_TO_LIST } from '../errors/index.js';
 import { failure, QUERY_HEADERS, type Envelope } from './envelope.js';
+import { METALINK_FILE_NAME, metalinkDocument } from './metalink.js';
 import { MEDIA_TYPES } from './record-formats.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -18,6 +19,7 @@ export interface QueryRequestInfo {
  * (or `sort`), streamed a page at a time; 400 with a message for anything malformed.
  * Records carry the spec's fields (2.3) first, then ingestion_date, size and sha256.
  * With `limit`, one page is answered, with X-Total-Count and a Link to the next page.
+ * `format=metalink` answers the same records (the same page) as a Metalink document.
  */
 export async function query(
   ctx: ServiceContext,
@@ -27,11 +29,17 @@ export async function query(
   const parsed = parseQueryFilter(pairs, ctx.mission);
   if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
   const { filter, options } = parsed;
-  const headers: Record<string, string> = {
-    ...QUERY_HEADERS,
-    'Content-Type': MEDIA_TYPES[parsed.format ?? formatFromAccept(info.accept)],
-  };
-  if (options.limit === undefined) return { statusCode: 200, headers, body: ctx.catalog.query(filter, options) };
+  const format = parsed.format ?? formatFromAccept(info.accept);
+  const headers: Record<string, string> = { ...QUERY_HEADERS, 'Content-Type': MEDIA_TYPES[format] };
+  // A browser following the portal's link saves the document rather than showing it.
+  if (format === 'metalink') headers['Content-Disposition'] = `attachment; filename="${METALINK_FILE_NAME}"`;
+  const answer = (records: AsyncIterable<FileRecord>): Envelope | Promise<Envelope> =>
+    format !== 'metalink'
+      ? { statusCode: 200, headers, body: records }
+      : metalinkDocument(ctx, records).then((document) =>
+          document ? { statusCode: 200, headers, body: document } : failure(NOTHING_TO_LIST.create(), QUERY_HEADERS),
+        );
+  if (options.limit === undefined) return answer(ctx.catalog.query(filter, options));
 
   // The count and the page at once (on SQLite each on a reading thread of its own).
   const total = ctx.catalog.count(filter);
@@ -47,7 +55,7 @@ export async function query(
     headers['X-Next-Cursor'] = cursor;
     headers.Link = `<${nextPageUrl(info.url, cursor)}>; rel="next"`;
   }
-  return { statusCode: 200, headers, body: iterate(page) };
+  return answer(iterate(page));
 }
 
 /** Media types `Accept` may name, in the order that wins among equal qualities. */
@@ -56,6 +64,7 @@ const ACCEPTED: Readonly<Record<string, QueryFormat>> = Object.freeze({
   'application/ndjson': 'ndjson',
   'application/x-ndjson': 'ndjson',
   'application/json': 'json',
+  'application/metalink4+xml': 'metalink',
 });
 const acceptNegotiator = new Negotiator({ supportedValues: Object.keys(ACCEPTED) });
 

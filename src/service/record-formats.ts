@@ -1,12 +1,14 @@
 import { pagesOf, RecordPages } from '../catalog/record-pages.js';
 import type { FileRecord } from '../catalog/file-record.js';
-import { CSV_HEADER, csvRow, RECORD_FIELDS } from '../wire/record.js';
+import { METALINK_TYPE } from './metalink.js';
+import { CSV_HEADER, csvRow, RECORD_FIELD_INFO, RECORD_FIELDS } from '../wire/record.js';
 
 /** Media types of the query answer's representations. */
 export const MEDIA_TYPES = {
   json: 'application/json',
   csv: 'text/csv; charset=utf-8',
   ndjson: 'application/x-ndjson',
+  metalink: METALINK_TYPE,
 } as const;
 
 
@@ -62,27 +64,35 @@ function jsonText(value: string): string {
   return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
+/** Per field of the wire record, in order: its name as JSON, whether it is a number, whether every record has it. */
+const JSON_FIELDS = RECORD_FIELDS.map((field) => ({
+  field,
+  name: `"${field}":`,
+  integer: RECORD_FIELD_INFO[field].type === 'integer',
+  always: RECORD_FIELD_INFO[field].always,
+}));
+
 /**
  * JSON.stringify(record), written field by field for a catalog record (the common case of
- * large answers: no walk of the object's keys, and most strings need no escaping); anything
- * else, or a record with other fields or another order, goes to JSON.stringify.
+ * large answers: no walk of the object's keys, and most strings need no escaping): the wire
+ * record's fields in order (src/wire/record.ts), those not always there possibly absent.
+ * Anything else, or a record with other fields or another order, goes to JSON.stringify.
  */
 export function recordJson(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  const r = value as FileRecord;
+  const r = value as Record<string, unknown>;
   const keys = Object.keys(r);
-  const uploader = keys.length === 12 && keys[11] === 'uploader' && typeof r.uploader === 'string';
-  if (!(keys.length === 11 || uploader) || keys[0] !== 'file_path' || keys[10] !== 'sha256' || typeof r.size !== 'number' || !Number.isFinite(r.size)) {
-    return JSON.stringify(value);
+  let out = '';
+  let at = 0;
+  for (const { field, name, integer, always } of JSON_FIELDS) {
+    if (keys[at] !== field) {
+      if (always) return JSON.stringify(value);
+      continue;
+    }
+    const v = r[field];
+    if (integer ? typeof v !== 'number' || !Number.isFinite(v) : typeof v !== 'string') return JSON.stringify(value);
+    out += `${at === 0 ? '{' : ','}${name}${integer ? String(v) : jsonText(v as string)}`;
+    at++;
   }
-  for (let i = 1; i < 10; i++) if (keys[i] !== RECORD_KEYS[i]) return JSON.stringify(value);
-  return (
-    `{"file_path":${jsonText(r.file_path)},"instrument":${jsonText(r.instrument)},"data_level":${jsonText(r.data_level)}` +
-    `,"descriptor":${jsonText(r.descriptor)},"start_date":${jsonText(r.start_date)},"end_date":${jsonText(r.end_date)}` +
-    `,"version":${jsonText(r.version)},"extension":${jsonText(r.extension)},"ingestion_date":${jsonText(r.ingestion_date)}` +
-    `,"size":${r.size},"sha256":${jsonText(r.sha256)}${uploader ? `,"uploader":${jsonText(r.uploader!)}` : ''}}`
-  );
+  return at === keys.length && at > 0 ? `${out}}` : JSON.stringify(value);
 }
-
-/** The wire record's fields but `uploader`, which recordJson handles apart (absent when no key was used). */
-const RECORD_KEYS: readonly string[] = RECORD_FIELDS.slice(0, 11);

@@ -3,3 +3,4 @@ export * from './query.js';
 export * from './coverage.js';
 export * from './bytes.js';
 export * from './content-digest.js';
+export * from './media-type.js';

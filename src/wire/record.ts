@@ -4,55 +4,64 @@
  * show. Defined once here; this module imports nothing, so the browser bundle can use it.
  */
 
-/** The fields of a file metadata record (interface spec 2.3), in the spec's order. */
-export const SPEC_RECORD_FIELDS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension'] as const;
+/** What the archive declares of one field: its JSON type, whether the spec defines it, whether every stored record has it. */
+interface FieldInfo {
+  readonly type: 'string' | 'integer';
+  /** A field of the spec's record (docs/api.md "The record"), also a query parameter of the same name (src/wire/query.ts). */
+  readonly spec: boolean;
+  /** Every record this archive stores has it (a spec-only server may still leave archive fields out). */
+  readonly always: boolean;
+  readonly description: string;
+}
 
+/**
+ * THE declaration of the record: every field, in order (JSON member order, CSV columns, the
+ * catalog's columns, src/catalog/record-columns.ts), the spec's fields first. The arrays and
+ * types below are derived from it, so a new field is one entry here (plus a catalog migration).
+ */
+export const RECORD_FIELD_INFO = {
+  file_path: { type: 'string', spec: true, always: true, description: 'Stored path <mission>/<instrument>/<datalevel>/<YYYY>/<MM>/<file name>.' },
+  instrument: { type: 'string', spec: true, always: true, description: 'Instrument, from the file name.' },
+  data_level: { type: 'string', spec: true, always: true, description: 'Data level, from the file name.' },
+  descriptor: { type: 'string', spec: true, always: true, description: 'Descriptor, from the file name.' },
+  start_date: { type: 'string', spec: true, always: true, description: 'YYYYMMDD, first day of the data.' },
+  end_date: { type: 'string', spec: true, always: true, description: 'YYYYMMDD, last day of the data.' },
+  version: { type: 'string', spec: true, always: true, description: 'vXX-YY.' },
+  extension: { type: 'string', spec: true, always: true, description: 'File extension, set by the data level.' },
+  ingestion_date: { type: 'string', spec: false, always: true, description: 'When the bytes were indexed, ISO-8601 UTC.' },
+  size: { type: 'integer', spec: false, always: true, description: 'Bytes.' },
+  sha256: { type: 'string', spec: false, always: true, description: 'Lower-case hex SHA-256 of the bytes, to verify a download.' },
+  uploader: { type: 'string', spec: false, always: false, description: 'Name of the API key that uploaded the file; absent when no key was used.' },
+} as const satisfies Readonly<Record<string, FieldInfo>>;
+
+type Info = typeof RECORD_FIELD_INFO;
+export type RecordField = keyof Info;
+/** The fields of a file metadata record (docs/api.md "The record"). */
+export type SpecRecordField = { [F in RecordField]: Info[F]['spec'] extends true ? F : never }[RecordField];
 /** What this archive adds after them: when the file was indexed, its size and checksum, who uploaded it. */
-export const ARCHIVE_RECORD_FIELDS = ['ingestion_date', 'size', 'sha256', 'uploader'] as const;
+export type ArchiveRecordField = Exclude<RecordField, SpecRecordField>;
+/** The fields every record this archive stores has. */
+export type AlwaysRecordField = { [F in RecordField]: Info[F]['always'] extends true ? F : never }[RecordField];
 
 /** Every field of an answered record, in order: JSON member order, CSV columns. */
-export const RECORD_FIELDS = [...SPEC_RECORD_FIELDS, ...ARCHIVE_RECORD_FIELDS] as const;
+export const RECORD_FIELDS = Object.keys(RECORD_FIELD_INFO) as readonly RecordField[];
 
-export type SpecRecordField = (typeof SPEC_RECORD_FIELDS)[number];
-export type RecordField = (typeof RECORD_FIELDS)[number];
+/** The spec's fields, in the spec's order. */
+export const SPEC_RECORD_FIELDS = RECORD_FIELDS.filter((f) => RECORD_FIELD_INFO[f].spec) as readonly SpecRecordField[];
 
-/** The earlier form's tuple (end of spec 4.3): the spec's fields without file_path, in order. */
+/** The archive's fields, after the spec's. */
+export const ARCHIVE_RECORD_FIELDS = RECORD_FIELDS.filter((f) => !RECORD_FIELD_INFO[f].spec) as readonly ArchiveRecordField[];
+
+/** The earlier form's tuple (docs/api.md "Earlier form"): the spec's fields without file_path, in order. */
 export const TUPLE_FIELDS = SPEC_RECORD_FIELDS.slice(1) as readonly Exclude<SpecRecordField, 'file_path'>[];
 
-/** Each field's JSON type, whether every record has it, and what it means (the OpenAPI schema's source). */
-export const RECORD_FIELD_INFO: Readonly<Record<RecordField, { readonly type: 'string' | 'integer'; readonly always: boolean; readonly description: string }>> = {
-  file_path: { type: 'string', always: true, description: 'Stored path <mission>/<instrument>/<datalevel>/<YYYY>/<MM>/<file name>.' },
-  instrument: { type: 'string', always: true, description: 'Instrument, from the file name.' },
-  data_level: { type: 'string', always: true, description: 'Data level, from the file name.' },
-  descriptor: { type: 'string', always: true, description: 'Descriptor, from the file name.' },
-  start_date: { type: 'string', always: true, description: 'YYYYMMDD, first day of the data.' },
-  end_date: { type: 'string', always: true, description: 'YYYYMMDD, last day of the data.' },
-  version: { type: 'string', always: true, description: 'vXX-YY.' },
-  extension: { type: 'string', always: true, description: 'File extension, set by the data level.' },
-  ingestion_date: { type: 'string', always: true, description: 'When the bytes were indexed, ISO-8601 UTC.' },
-  size: { type: 'integer', always: true, description: 'Bytes.' },
-  sha256: { type: 'string', always: true, description: 'Lower-case hex SHA-256 of the bytes, to verify a download.' },
-  uploader: { type: 'string', always: false, description: 'Name of the API key that uploaded the file; absent when no key was used.' },
-};
+type ValueOf<F extends RecordField> = Info[F]['type'] extends 'integer' ? number : string;
 
 /**
  * A record as it travels. The archive's fields are optional here because a spec-only
  * server may leave them out; this archive always sends them, except `uploader`.
  */
-export interface WireRecord {
-  readonly file_path: string;
-  readonly instrument: string;
-  readonly data_level: string;
-  readonly descriptor: string;
-  readonly start_date: string;
-  readonly end_date: string;
-  readonly version: string;
-  readonly extension: string;
-  readonly ingestion_date?: string;
-  readonly size?: number;
-  readonly sha256?: string;
-  readonly uploader?: string;
-}
+export type WireRecord = { readonly [F in SpecRecordField]: ValueOf<F> } & { readonly [F in ArchiveRecordField]?: ValueOf<F> };
 
 /** A cell a spreadsheet would take for a formula: it begins with =, +, -, @, tab or CR (OWASP "CSV Injection"). */
 const FORMULA_START = /^[=+\-@\t\r]/;

@@ -200,12 +200,13 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     await expect.poll(() => firstCells(page)).toEqual([good]);
     expect(await rows(page).first().locator('td[data-label=Size]').textContent()).toBe('3.1 MB');
 
-    // The same file again: the service's 409, in words.
+    // The same file again: the service's 409, and the same bytes in the archive: a harmless repeat.
     await page.getByLabel('Files to upload').setInputFiles([{ name: good, mimeType: 'application/octet-stream', buffer: bytes }]);
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await expect.poll(() => item(good).locator('.message').textContent()).toBe(
-      `Not uploaded, already in the archive: imap/codice/l1b/2024/03/${good} already exists.`,
+      `Already in the archive with the same bytes (SHA-256 ${createHash('sha256').update(bytes).digest('hex')}); nothing sent. Find it`,
     );
+    expect(await page.locator('#upload-summary').textContent()).toBe('0 uploaded, 1 already archived (same bytes).');
     await page.screenshot({ path: `${RESULTS_DIR}/portal-upload.png`, fullPage: true });
   });
 
@@ -320,6 +321,8 @@ describe.skipIf(!hasChromium)('portal in a browser', () => {
     expect(await page.locator('#coverage-table tbody tr').count()).toBe(1);
     expect(await page.locator('#coverage-table tbody td').first().textContent()).toBe('mag');
 
+    // In the window first: the results and their actions above may push the plot below it.
+    await page.locator('#coverage-plot').scrollIntoViewIfNeeded();
     const point = await pointOf(page, Date.UTC(2024, 0, 6, 12) / 1000, 0);
     await page.mouse.move(point.x, point.y);
     const hover = page.locator('#coverage-hover');

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { positionOf, recordFor, type Catalog, type FileRecord, type QuerySort } from '../../src/catalog/index.js';
-import { QUERY_PAGE_SIZE } from '../../src/catalog/kysely-catalog.js';
+import { QUERY_PAGE_SIZE } from '../../src/catalog/keyset-pages.js';
 import { IMAP_MISSION, parseFileName } from '../../src/mission/index.js';
 import { describeCatalogCoverage } from './catalog-coverage-contract.js';
 import { describeCatalogFilters } from './catalog-filter-contract.js';
+import { describeCatalogModel } from './catalog-model-contract.js';
 import { describeKeptAtIngest } from './catalog-kept-at-ingest-contract.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 import { describeKeyStore } from './key-store-contract.js';
@@ -214,6 +215,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
     });
   });
   describeCatalogFilters(name, make);
+  describeCatalogModel(name, make);
   describeCatalogCoverage(name, make);
   describeKeptAtIngest(name, make);
   describeKeyStore(name, make);

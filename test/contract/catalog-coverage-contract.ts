@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoverageDay, FileRecord } from '../../src/catalog/index.js';
-import { QUERY_PAGE_SIZE } from '../../src/catalog/kysely-catalog.js';
+import { QUERY_PAGE_SIZE } from '../../src/catalog/keyset-pages.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 
 function record(instrument: string, level: string, start: string, end: string, version = 'v00-01', size = 100): FileRecord {

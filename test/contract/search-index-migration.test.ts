@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticRecords, type Catalog, type CoverageDay, type FileRecord, type QueryFilter } from '../../src/catalog/index.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
-import { KyselyCatalog } from '../../src/catalog/kysely-catalog.js';
+import { SqlCatalog } from '../../src/catalog/sql-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/mission-config.js';
 import { TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 
@@ -202,7 +202,7 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
   });
 
   it.skipIf(name !== 'sqlite')('reads the search from files_search alone, with its statistics', async () => {
-    const plan = (await (catalog as KyselyCatalog).explain(filters[0]!)).join(' / ');
+    const plan = (await (catalog as SqlCatalog).explain(filters[0]!)).join(' / ');
     expect(plan).toContain('COVERING INDEX files_search');
     const db = new Database(join(dir, 'catalog.db'), { readonly: true });
     const stat = db.prepare("SELECT stat FROM sqlite_stat1 WHERE idx = 'files_search'").pluck().get() as string | undefined;

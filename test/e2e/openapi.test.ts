@@ -16,10 +16,10 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 
   '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
-  '/query': { statuses: ['200', '400'], params: 'query' },
+  '/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/v0/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
-  '/v0/query': { statuses: ['200', '400'], params: 'query' },
+  '/v0/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/events': { statuses: ['200', '400', '429', '503'], params: 'filters' },
   '/coverage': { statuses: ['200', '400'], params: 'coverage' },
   '/healthz': { statuses: ['200'], params: 'none' },
@@ -95,7 +95,9 @@ describe('the OpenAPI description', () => {
       'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/FileRecord' } } },
       'text/csv; charset=utf-8': {},
       'application/x-ndjson': {},
+      'application/metalink4+xml': {},
     });
+    expect(document.paths['/v0/query']!.get!.responses['200']!.content).toHaveProperty('application/metalink4+xml');
     expect(Object.keys(document.paths['/query']!.get!.responses['200']!.headers!)).toEqual(
       expect.arrayContaining(['Access-Control-Allow-Origin', 'X-Total-Count', 'X-Next-Cursor', 'Link']),
     );

@@ -147,7 +147,7 @@ describe('query for harvesters: pages, since, latest, overlap, formats', () => {
     expect(accepted.headers.get('content-type')).toMatch(/^text\/csv/);
     const bad = await fetch(`${base}/query?format=xml`);
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toBe('Invalid format "xml": expected one of json, csv, ndjson.');
+    expect(await bad.json()).toBe('Invalid format "xml": expected one of json, csv, ndjson, metalink.');
   });
 
   it('lists every accepted parameter, the new ones included, when one is unknown', async () => {

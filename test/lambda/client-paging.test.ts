@@ -15,6 +15,7 @@ import { buildLambdaApp } from '../../src/lambda/lambda-app.js';
 import { cachedContext } from '../../src/lambda/lambda-context.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import type { ServiceContext } from '../../src/service/index.js';
+import { LocalObjectStore, UrlSigner } from '../../src/store/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { v2Event } from './lambda-events.js';
 
@@ -37,8 +38,9 @@ describe('the SDK and sdc query page what the Lambda carrier refuses as too larg
     dir = await mkdtemp(join(tmpdir(), 'sdc-lambda-paging-'));
     const catalog = await openSqliteCatalog(join(dir, 'catalog.db'));
     await catalog.bulkLoad(syntheticRecords(IMAP_MISSION, RECORDS));
-    // The store is never reached by a query.
-    ctx = { mission: IMAP_MISSION, catalog, store: undefined as never, uploadTtl: 3600, downloadTtl: 86400, log: pino({ level: 'silent' }) };
+    // A query reaches the store only to sign the Metalink's addresses (signed here, nothing read).
+    const store = new LocalObjectStore(join(dir, 'store'), new UrlSigner(Buffer.from('client-paging-secret')), () => 'https://files.example.org');
+    ctx = { mission: IMAP_MISSION, catalog, store, uploadTtl: 3600, downloadTtl: 86400, log: pino({ level: 'silent' }) };
     const handle = makeApiHandler(cachedContext(() => buildLambdaApp({ ctx, config: loadServerConfig({ SDC_RATE_LIMIT: '0' }, { logLevel: 'silent' }) })));
     front = createServer((req, res) => {
       const address = new URL(req.url ?? '/', 'http://front.invalid');
@@ -85,5 +87,26 @@ describe('the SDK and sdc query page what the Lambda carrier refuses as too larg
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(RECORDS);
+  });
+
+  it('client.metalink() without a limit joins the pages into one document of all 20k files', async () => {
+    const client = new Client({ url });
+    try {
+      const before = [unpaged, paged];
+      const answer = await client.metalink();
+      let text = '';
+      for await (const piece of answer!.text) text += piece;
+      // Refused whole (more than 4 MB), then taken a page of 1000 at a time.
+      expect([unpaged - before[0]!, paged - before[1]!]).toEqual([1, RECORDS / 1000]);
+      expect(text.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<metalink xmlns="urn:ietf:params:xml:ns:metalink">\n')).toBe(true);
+      expect(text.endsWith('</file>\n</metalink>\n')).toBe(true);
+      expect(text.match(/<metalink /g)).toHaveLength(1);
+      const names = [...text.matchAll(/<file name="([^"]+)"><size>\d+<\/size><hash type="sha-256">[0-9a-f]{64}<\/hash><url>https:\/\/files\.example\.org\/store\/([^?]+)\?/g)];
+      expect(names).toHaveLength(RECORDS);
+      expect(new Set(names.map((m) => m[1])).size).toBe(RECORDS);
+      expect(names.every((m) => m[1] === m[2])).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });

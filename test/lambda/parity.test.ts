@@ -235,6 +235,8 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       ...both('GET', '/query?instrument=swe'),
       ...both('GET', '/query?instrument=swe&limit=1'),
       ...both('GET', '/query?instrument=swe', { headers: { Accept: 'text/csv' } }),
+      ...both('GET', '/query?instrument=swe&format=metalink&limit=1'),
+      ...both('GET', '/query?instrument=swe&data_level=l2&format=metalink'),
       ...both('GET', '/query?colour=red'),
       ...both('GET', '/query?instrument=swe&instrument=mag'),
       ...both('GET', '/query?start_date=2024-01-01'),

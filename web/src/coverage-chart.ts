@@ -17,6 +17,37 @@ const BAR_COLOR = '#1d5fbf';
 /** Narrowest bar, CSS pixels: wider on a touch screen, where a finger has to find it. */
 const minBarPx = () => (matchMedia('(pointer: coarse)').matches ? 6 : 2);
 
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+
+/**
+ * Time labels in ISO form: years, months (YYYY-MM), or days: YYYY-MM-DD, or when `compact`
+ * MM-DD with the year on a second line under the first label and wherever the year changes.
+ */
+export function timeLabels(splits: readonly number[], incr: number, compact: boolean): string[] {
+  return splits.map((s, i) => {
+    const day = isoDate(dayOf(s));
+    if (incr >= 365 * DAY) return day.slice(0, 4);
+    if (incr >= 30 * DAY) return day.slice(0, 7);
+    if (!compact) return day;
+    const newYear = i === 0 || isoDate(dayOf(splits[i - 1]!)).slice(0, 4) !== day.slice(0, 4);
+    return newYear ? `${day.slice(5)}\n${day.slice(0, 4)}` : day.slice(5);
+  });
+}
+
+/** data-x-labels on the plot: each time label's text and its left and right edge, in CSS pixels from the plot's left. */
+function publishLabels(u: uPlot, target: HTMLElement, splits: readonly number[], labels: readonly string[]): void {
+  const ctx = document.createElement('canvas').getContext('2d');
+  if (!ctx) return;
+  ctx.font = AXIS_FONT;
+  const plotLeft = u.over.getBoundingClientRect().left - target.getBoundingClientRect().left;
+  const placed = labels.map((text, i) => {
+    const width = Math.max(...text.split('\n').map((line) => ctx.measureText(line).width));
+    const centre = plotLeft + u.valToPos(splits[i] ?? NaN, 'x');
+    return { text, left: Math.round(centre - width / 2), right: Math.round(centre + width / 2) };
+  });
+  target.dataset.xLabels = JSON.stringify(placed);
+}
+
 /** A span's extent on the time axis: 00:00 UTC of its first day to the end of its last. */
 export function spanSeconds(span: CoverageSpan): readonly [number, number] {
   return [daySeconds(span.start_date), daySeconds(span.end_date) + DAY];
@@ -59,15 +90,21 @@ export function drawCoverage(
   const from = Math.min(...products.map((p) => spanSeconds(p.spans[0]!)[0]));
   const to = Math.max(...products.map((p) => spanSeconds(p.spans[p.spans.length - 1]!)[1]));
   const pad = Math.max(DAY, (to - from) * 0.02);
-  const labelWidth = Math.max(...products.map((p) => productLabel(p).length)) * 8 + 24;
+  // A plot narrower than this gets month-day labels, the year under the first and at each new year,
+  // and tighter margins, so a phone still gets several labels.
+  const compact = () => target.clientWidth < 560;
+  const narrow = compact();
+  const labelWidth = Math.max(...products.map((p) => productLabel(p).length)) * (narrow ? 7 : 8) + (narrow ? 12 : 24);
+  let xLabels: string[] = [];
+  let xSplits: number[] = [];
 
   const opts: uPlot.Options = {
     width: Math.max(280, target.clientWidth),
     height: rows * rowHeight(rows) + 60,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     legend: { show: false },
-    // Room on the right for the last date label.
-    padding: [8, 48, 0, 0],
+    // Room on the right for half the last date label.
+    padding: [8, narrow ? 24 : 48, 0, 0],
     cursor: { y: false, points: { show: false }, drag: { x: true, y: false, setScale: true } },
     scales: {
       x: { time: true, range: (_u, min, max) => (min === from && max === to ? [from - pad, to + pad] : [min, max]) },
@@ -76,15 +113,17 @@ export function drawCoverage(
     axes: [
       {
         grid: { stroke: '#e4e7eb' },
-        // Room for a whole ISO day (YYYY-MM-DD) between labels, so short spans do not overlap them.
-        space: 100,
-        // Whole days at least: files cover days, so hours would only mislead.
-        incrs: [1, 2, 7, 14, 30, 91, 182, 365, 730, 1826, 3652].map((days) => days * DAY),
-        values: (_u, splits, _axis, _space, incr) =>
-          splits.map((s) => {
-            const day = isoDate(dayOf(s));
-            return incr >= 365 * DAY ? day.slice(0, 4) : incr >= 30 * DAY ? day.slice(0, 7) : day;
-          }),
+        font: AXIS_FONT,
+        // Room between labels for the longest one drawn, so they never overlap (a phone gets
+        // shorter day labels, hence more of them).
+        space: () => (compact() ? 64 : 100),
+        // Whole days at least: files cover days, so hours would only mislead. Months and
+        // years as uPlot counts them (30 and 365 days), so it steps calendar months and years.
+        incrs: [1, 2, 7, 14, 30, 60, 90, 180, 365, 730, 1825, 3650].map((days) => days * DAY),
+        values: (_u, splits, _axis, _space, incr) => {
+          xSplits = splits;
+          return (xLabels = timeLabels(splits, incr, compact()));
+        },
       },
       {
         size: labelWidth,
@@ -96,6 +135,8 @@ export function drawCoverage(
     ],
     series: [{}, ...products.map((p, i) => ({ label: productLabel(p), fill: BAR_COLOR, paths: spanBars(p.spans, rowOf(i), rowHeight(rows)), points: { show: false } }))],
     hooks: {
+      // Where each time label is drawn, for tests (and anyone) checking they do not overlap.
+      draw: [(u) => publishLabels(u, target, xSplits, xLabels)],
       // The scales' extent, so tests (and anyone) can tell where a date is drawn.
       setScale: [
         (u, key) => {

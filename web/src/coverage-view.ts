@@ -1,8 +1,9 @@
 import type uPlot from 'uplot';
-import { ApiError, fetchCoverage, type CoverageSpan } from './api.js';
+import { ApiError, fetchCoverage, plainFailure, Unavailable, type CoverageSpan } from './api.js';
 import { drawCoverage, productLabel, type Product } from './coverage-chart.js';
 import { formatBytes, isoDate, plural } from './format.js';
 import type { MissionConfig } from './mission.js';
+import { DEFAULT_RETRY_S } from './service-errors.js';
 
 export interface CoverageElements {
   readonly status: HTMLElement;
@@ -10,6 +11,8 @@ export interface CoverageElements {
   readonly plot: HTMLElement;
   readonly hover: HTMLElement;
   readonly table: HTMLTableElement;
+  /** "Try again", shown when the service could not answer. */
+  readonly retry: HTMLButtonElement;
 }
 
 /** Products in the mission's order (instruments, then data levels), not alphabetical. */
@@ -37,6 +40,8 @@ const describe = (p: Product, s: CoverageSpan) =>
 /** A touch screen: tap rather than click (and no drag to zoom). */
 const TOUCH = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
 
+const COVERAGE_COLUMNS = ['Instrument', 'Data level', 'From', 'To', 'Files', 'Size'];
+
 /** The coverage section: GET /coverage drawn as a timeline, and the same spans as a table. */
 export class CoverageView {
   private chart: uPlot | undefined;
@@ -45,7 +50,9 @@ export class CoverageView {
     private readonly el: CoverageElements,
     private readonly mission: MissionConfig,
     private readonly onPick: (span: CoverageSpan) => void,
-  ) {}
+  ) {
+    el.retry.addEventListener('click', () => void this.load());
+  }
 
   /** The filters of the last load: the current search's, so the timeline shows what it selects. */
   private filters = new URLSearchParams();
@@ -56,6 +63,7 @@ export class CoverageView {
   async load(filters: URLSearchParams = this.filters): Promise<void> {
     this.filters = new URLSearchParams(filters);
     const generation = ++this.generation;
+    this.el.retry.hidden = true;
     this.el.status.className = '';
     this.el.status.textContent = 'Loading coverage…';
     let spans: CoverageSpan[];
@@ -63,8 +71,14 @@ export class CoverageView {
       spans = await fetchCoverage(this.filters);
       if (generation !== this.generation) return;
     } catch (err) {
+      if (generation !== this.generation) return;
       this.el.status.className = 'error';
-      this.el.status.textContent = `Coverage could not be loaded: ${err instanceof ApiError ? err.message : (err as Error).message}`;
+      if (err instanceof ApiError) {
+        this.el.status.textContent = `Coverage could not be loaded: ${err.message}`;
+        return;
+      }
+      this.el.status.textContent = `Coverage could not be loaded. ${plainFailure(err instanceof Unavailable ? err : new Unavailable(DEFAULT_RETRY_S))}`;
+      this.el.retry.hidden = false;
       return;
     }
     const products = groupProducts(spans, this.mission);
@@ -112,7 +126,12 @@ export class CoverageView {
       for (const span of product.spans) {
         const tr = body.insertRow();
         const cells = [span.instrument, span.data_level, isoDate(span.start_date), isoDate(span.end_date), span.files.toLocaleString('en'), formatBytes(span.size)];
-        for (const text of cells) tr.insertCell().textContent = text;
+        for (const [i, text] of cells.entries()) {
+          const td = tr.insertCell();
+          td.textContent = text;
+          // The column's name, which a narrow screen shows beside the value (portal.css).
+          td.dataset.label = COVERAGE_COLUMNS[i];
+        }
         const button = document.createElement('button');
         button.type = 'button';
         button.className = 'secondary';

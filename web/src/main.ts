@@ -2,6 +2,7 @@ import './portal.css';
 import { CoverageView } from './coverage-view.js';
 import { exampleFileName, FILE_NAME_FORM, pageMission } from './mission.js';
 import { fillChoices, formQuery, setForm, stateFromUrl, stateToUrl, type SearchState } from './search-state.js';
+import { ResultActions } from './result-actions.js';
 import { SearchView } from './search-view.js';
 import { UploadPanel } from './upload-panel.js';
 
@@ -21,6 +22,7 @@ const form = byId<HTMLFormElement>('search-form');
 fillChoices(form, mission);
 
 const results = byId('results-region');
+const actions = new ResultActions({ region: byId('result-actions'), metalink: byId('metalink-link'), command: byId('sdc-command'), copySlot: byId('copy-command-slot') });
 const search = new SearchView(
   {
     table: byId('results'),
@@ -28,9 +30,11 @@ const search = new SearchView(
     pager: byId('pager'),
     pageLabel: byId('page-label'),
     perPage: byId('page-size'),
+    retry: byId('search-retry'),
   },
   // Sorting and paging change the address in place; a new search adds a history entry.
   (state) => history.replaceState(null, '', stateToUrl(state)),
+  (answer) => actions.show(answer),
 );
 
 /**
@@ -69,7 +73,7 @@ byId('search-clear').addEventListener('click', () => {
 window.addEventListener('popstate', showUrl);
 
 const coverage = new CoverageView(
-  { status: byId('coverage-status'), figure: byId('coverage-figure'), plot: byId('coverage-plot'), hover: byId('coverage-hover'), table: byId('coverage-table') },
+  { status: byId('coverage-status'), figure: byId('coverage-figure'), plot: byId('coverage-plot'), hover: byId('coverage-hover'), table: byId('coverage-table'), retry: byId('coverage-retry') },
   mission,
   (span) => {
     const query = new URLSearchParams({ instrument: span.instrument, data_level: span.data_level, start_date: span.start_date, end_date: span.end_date });
@@ -79,6 +83,6 @@ const coverage = new CoverageView(
   },
 );
 
-new UploadPanel(byId('upload-form'), byId('upload-files'), byId('api-key'), byId('upload-list'), mission, () => void coverage.load());
+new UploadPanel(byId('upload-form'), byId('upload-files'), byId('api-key'), byId('upload-list'), byId('upload-summary'), mission, () => void coverage.load());
 
 showUrl();

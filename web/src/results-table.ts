@@ -1,9 +1,11 @@
 import type { FileRecord } from './api.js';
 import { formatBytes, formatTimestamp, isoDate } from './format.js';
-import type { SortKey } from './search-state.js';
+import { copyButton } from './copy-text.js';
+import { SORT_KEYS, type SortKey } from './search-state.js';
 
 interface Column {
-  readonly key: SortKey;
+  /** The record field shown; a SortKey makes the header a sort button. */
+  readonly key: SortKey | 'sha256';
   readonly label: string;
   readonly cell: (record: FileRecord) => string | Node;
   readonly numeric?: boolean;
@@ -24,6 +26,18 @@ function downloadLink(record: FileRecord): Node {
   return a;
 }
 
+/** The whole digest, in the document (so selecting it copies all of it), and a button that copies it. */
+function digest(record: FileRecord): Node {
+  const wrap = document.createElement('span');
+  wrap.className = 'digest';
+  const code = document.createElement('code');
+  code.textContent = record.sha256;
+  code.title = record.sha256;
+  const name = fileName(record.file_path);
+  wrap.append(code, copyButton({ label: 'Copy', more: `SHA-256 of ${name}`, what: `the SHA-256 of ${name}`, text: () => record.sha256, select: () => code }));
+  return wrap;
+}
+
 const COLUMNS: readonly Column[] = [
   { key: 'file_path', label: 'File', cell: downloadLink },
   { key: 'instrument', label: 'Instrument', cell: (r) => r.instrument },
@@ -36,7 +50,10 @@ const COLUMNS: readonly Column[] = [
   { key: 'size', label: 'Size', cell: (r) => formatBytes(r.size), numeric: true },
   { key: 'ingestion_date', label: 'Ingested', cell: (r) => formatTimestamp(r.ingestion_date) },
   { key: 'uploader', label: 'Uploader', cell: (r) => r.uploader ?? '—' },
+  { key: 'sha256', label: 'SHA-256', cell: digest },
 ];
+
+const sortable = (key: string): key is SortKey => (SORT_KEYS as readonly string[]).includes(key);
 
 /** Orders records by a column, ties broken by path so every order is stable and complete. */
 export function sortRecords(records: FileRecord[], key: SortKey, order: 'asc' | 'desc'): FileRecord[] {
@@ -64,18 +81,24 @@ export class ResultsTable {
       th.scope = 'col';
       th.dataset.key = column.key;
       if (column.numeric) th.className = 'numeric';
+      head.append(th);
+      const key = column.key;
+      if (!sortable(key)) {
+        th.textContent = column.label;
+        continue;
+      }
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'sort';
       button.textContent = column.label;
-      button.addEventListener('click', () => onSort(column.key));
+      button.addEventListener('click', () => onSort(key));
       th.append(button);
-      head.append(th);
     }
   }
 
   show(records: readonly FileRecord[], sort: SortKey, order: 'asc' | 'desc'): void {
     for (const th of this.table.tHead!.rows[0]!.cells) {
+      if (!sortable(th.dataset.key ?? '')) continue;
       const sorted = th.dataset.key === sort;
       th.setAttribute('aria-sort', sorted ? (order === 'asc' ? 'ascending' : 'descending') : 'none');
     }

@@ -1,9 +1,9 @@
-import { ApiError, fetchRecords, type FileRecord } from './api.js';
+import { ApiError, fetchRecords, plainFailure, Unavailable, type FileRecord } from './api.js';
 import { formatBytes, plural } from './format.js';
 import { ResultsTable, sortRecords } from './results-table.js';
 import type { SearchState, SortKey } from './search-state.js';
 import { MAX_LOADED } from './search-limits.js';
-
+import { DEFAULT_RETRY_S } from './service-errors.js';
 
 export interface SearchElements {
   readonly table: HTMLTableElement;
@@ -11,6 +11,15 @@ export interface SearchElements {
   readonly pager: HTMLElement;
   readonly pageLabel: HTMLElement;
   readonly perPage: HTMLSelectElement;
+  /** "Try again", shown when the service could not answer. */
+  readonly retry: HTMLButtonElement;
+}
+
+/** A search's answer as shown: its filters, the records loaded, and how many matched in all. */
+export interface SearchAnswer {
+  readonly query: URLSearchParams;
+  readonly records: readonly FileRecord[];
+  readonly total: number;
 }
 
 /** Runs searches against GET /query and shows their answer; `onChange` records view changes in the address. */
@@ -25,6 +34,8 @@ export class SearchView {
   constructor(
     private readonly el: SearchElements,
     private readonly onChange: (state: SearchState) => void,
+    /** Told each answer's filters, records and match count once it is in; undefined while none is shown. */
+    private readonly onResults: (answer: SearchAnswer | undefined) => void,
   ) {
     this.table = new ResultsTable(el.table, (key) => this.sortBy(key));
     el.pager.addEventListener('click', (event) => {
@@ -34,7 +45,11 @@ export class SearchView {
     el.perPage.addEventListener('change', () => {
       if (this.state) this.view({ ...this.state, perPage: Number(el.perPage.value), page: 1 });
     });
+    el.retry.addEventListener('click', () => {
+      if (this.state) void this.run(this.state);
+    });
   }
+
 
   /** Loads the records of a search (cancelling any search still loading), then shows its page. */
   async run(state: SearchState): Promise<void> {
@@ -44,6 +59,8 @@ export class SearchView {
     this.records = [];
     this.el.table.hidden = true;
     this.el.pager.hidden = true;
+    this.el.retry.hidden = true;
+    this.onResults(undefined);
     this.el.status.className = '';
     this.el.status.textContent = 'Searching…';
     let total: number | undefined;
@@ -60,13 +77,19 @@ export class SearchView {
     } catch (err) {
       if (loading.signal.aborted) return;
       this.el.status.className = 'error';
-      this.el.status.textContent =
-        err instanceof ApiError ? `The search was refused: ${err.message}` : `The search failed: ${(err as Error).message}. Try again.`;
+      if (err instanceof ApiError) {
+        this.el.status.textContent = `The search was refused: ${err.message}`;
+        return;
+      }
+      // No answer, or one cut short (a TypeError mid-stream): an outage, in plain words.
+      this.el.status.textContent = plainFailure(err instanceof Unavailable ? err : new Unavailable(DEFAULT_RETRY_S));
+      this.el.retry.hidden = false;
       return;
     }
     if (loading.signal.aborted) return;
     sortRecords(this.records, state.sort, state.order);
     this.render(total);
+    if (this.records.length > 0) this.onResults({ query: state.query, records: this.records, total: total ?? this.records.length });
   }
 
   /** No search: nothing loading, nothing shown. */
@@ -76,6 +99,8 @@ export class SearchView {
     this.records = [];
     this.el.table.hidden = true;
     this.el.pager.hidden = true;
+    this.el.retry.hidden = true;
+    this.onResults(undefined);
     this.el.status.className = '';
     this.el.status.textContent = message;
   }

@@ -5,7 +5,7 @@ import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { POSTGRES_REFRESH_ALL_SQL, postgresRefreshSql, productArrays } from '../product-refresh.js';
-import { RECORD_COLUMNS as COLUMNS } from '../record-row.js';
+import { RECORD_COLUMN_LIST as COLUMNS, RECORD_COLUMNS } from '../record-columns.js';
 
 /** Records turned into COPY text at once: few enough to die young. */
 const PIECE = 1000;
@@ -39,14 +39,19 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r'
 const SPECIAL = /[\\\n\r\t]/;
 // A missing value is COPY's null, so the table's NOT NULL refuses it as insertMany's INSERT would
 // (rendered as text it would be stored as the word "null").
-const text = (value: string | null | undefined) =>
-  value === null || value === undefined ? '\\N' : SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : value;
+const text = (value: string | number | null | undefined) =>
+  value === null || value === undefined ? '\\N' : typeof value === 'number' ? String(value) : SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : value;
 
+const FIELDS = RECORD_COLUMNS.map((c) => c.field);
+
+/** Records from..to as COPY lines, columns in RECORD_COLUMNS order. */
 function copyLines(records: readonly FileRecord[], from: number, to: number): string {
   let out = '';
   for (let i = from; i < to; i++) {
     const r = records[i]!;
-    out += `${text(r.file_path)}\t${text(r.instrument)}\t${text(r.data_level)}\t${text(r.descriptor)}\t${text(r.start_date)}\t${text(r.end_date)}\t${text(r.version)}\t${text(r.extension)}\t${text(r.ingestion_date)}\t${r.size}\t${text(r.sha256)}\t${text(r.uploader)}\n`;
+    let line = text(r[FIELDS[0]!]);
+    for (let c = 1; c < FIELDS.length; c++) line += `\t${text(r[FIELDS[c]!])}`;
+    out += `${line}\n`;
   }
   return out;
 }

@@ -1,12 +1,19 @@
-import { Kysely, PostgresDialect, sql, type Driver } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import Cursor from 'pg-cursor';
 import { POSTGRES_DIALECT } from '../catalog-dialect.js';
-import type { KyselyCatalog } from '../kysely-catalog.js';
+import type { FileRecord } from '../file-record.js';
+import { numbered } from '../filter-sql.js';
+import type { KeyStore } from '../key-store.js';
 import { migrateToLatest } from '../migrations.js';
+import { recordOfRow } from '../record-columns.js';
+import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
-import { PostgresCatalog } from './postgres-prepared-reads.js';
-import { BudgetedReadsDriver, budgetedQueries, readBudgetOf } from './postgres-read-budget.js';
+import { SqlCatalog } from '../sql-catalog.js';
+import { insertManyUnnest } from './postgres-bulk-insert.js';
+import { postgresBulkLoad } from './postgres-bulk-load.js';
+import { budgetedQueries, readBudgetOf } from './postgres-read-budget.js';
+import { PostgresKeyStore } from './postgres-key-store.js';
+import { named } from './postgres-statements.js';
 import { parsePostgresUrl, redactPassword } from './postgres-url.js';
 
 /** How long a new connection to PostgreSQL may take before the operation fails as unavailable. */
@@ -32,11 +39,11 @@ export interface PostgresCatalogOptions {
 }
 
 /**
- * The catalog on PostgreSQL: a pg pool, handed to the shared KyselyCatalog. The
+ * The catalog on PostgreSQL: a pg pool for Kysely (writes) and a budgeted one for the reads. The
  * schema is created if missing and migrated on open; Kysely's migrator takes an
  * advisory lock, so instances starting together migrate once.
  */
-export async function openPostgresCatalog(url: string, options: PostgresCatalogOptions = {}): Promise<KyselyCatalog> {
+export async function openPostgresCatalog(url: string, options: PostgresCatalogOptions = {}): Promise<PostgresCatalog> {
   const location = parsePostgresUrl(url);
   const { schema } = location;
   const { budgetMs, connectionString } = readBudgetOf(location.connectionString);
@@ -51,13 +58,13 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   };
-  // Two pools: reads outside a transaction run with a statement budget (postgres-read-budget.ts),
-  // writes, bulk loads and migrations without one, so that none of them is cut half way.
+  // Two pools: the reads run with a statement budget (postgres-read-budget.ts); Kysely (writes,
+  // leases, migrations), batched inserts and COPY loads without one, so none is cut half way.
   const pool = new pg.Pool(config);
   const reads = new pg.Pool({ ...config, options: `${config.options} -c statement_timeout=${budgetMs}` });
   // Without a listener, a connection's network error is an unhandled 'error' event, which ends the
   // process. pg-pool listens on idle clients only ('error' on the pool); a client that is checked
-  // out (a transaction, a lease, a COPY, a cursor) has no listener until it is released. So every
+  // out (a transaction, a lease, a COPY) has no listener until it is released. So every
   // client gets one of its own when it connects: the error fails the operation in flight (pg
   // rejects its promise), and the pool drops the broken client when it is released.
   for (const each of [pool, reads]) {
@@ -66,31 +73,21 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
       client.on('error', (err) => options.onPoolError?.(err));
     });
   }
-  const db = new Kysely<CatalogDatabase>({ dialect: new BudgetedReadsDialect(reads, pool) });
+  // Kysely's destroy ends its pool; the reads' pool is ended with it.
+  const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const close = async () => {
+    await Promise.all([db.destroy(), reads.end()]);
+  };
   try {
     await createSchema(db, schema);
     // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
     const applied = await migrateRetryingOthersDrops(db as Kysely<unknown>, schema);
     options.onMigrated?.(applied);
   } catch (err) {
-    await db.destroy();
+    await close();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
-  return new PostgresCatalog(db, budgetedQueries(pool, reads), () => db.destroy(), POSTGRES_DIALECT);
-}
-
-/** Kysely's PostgreSQL dialect (its adapter, compiler, introspector) over the two pools' driver. */
-class BudgetedReadsDialect extends PostgresDialect {
-  constructor(
-    private readonly reads: pg.Pool,
-    private readonly writes: pg.Pool,
-  ) {
-    super({ pool: writes, cursor: Cursor });
-  }
-
-  override createDriver(): Driver {
-    return new BudgetedReadsDriver(this.reads, this.writes, Cursor);
-  }
+  return new PostgresCatalog(db, budgetedQueries(pool, reads), close);
 }
 
 /** Kysely's migration table: present once a catalog has been created (by a server, `sdc migrate` or `--create`). */
@@ -141,5 +138,50 @@ async function createSchema(db: Kysely<CatalogDatabase>, schema: string): Promis
     // Two instances creating it at once: one wins, the other sees a duplicate. Either way it exists.
     const code = (err as { code?: string }).code;
     if (code !== '23505' && code !== '42P06') throw err;
+  }
+}
+
+/**
+ * The PostgreSQL catalog: reads (record by path, query pages, counts, coverage, key checks)
+ * as named prepared statements of the shared SQL (record-reads.ts), rows as arrays, in keyset
+ * pages, so a slow reader holds no connection between pages; insertMany as INSERTs from
+ * unnest() (postgres-bulk-insert.ts), bulk loads by COPY (postgres-bulk-load.ts). Other
+ * writes, leases and migrations are the shared Kysely ones (sql-catalog.ts).
+ */
+export class PostgresCatalog extends SqlCatalog {
+  constructor(
+    db: Kysely<CatalogDatabase>,
+    private readonly pool: pg.Pool,
+    onClose: () => Promise<void>,
+  ) {
+    super(db, onClose, POSTGRES_DIALECT);
+  }
+
+  protected async rowsOf(text: string, params: unknown[]): Promise<unknown[][]> {
+    return (await this.pool.query(named(numbered(text), params))).rows as unknown[][];
+  }
+
+  get(filePath: string): Promise<FileRecord | undefined> {
+    return this.driver('read', async () => {
+      const [row] = await this.rowsOf(RECORD_BY_PATH_SQL, [filePath]);
+      return row && recordOfRow(row);
+    });
+  }
+
+  has(filePath: string): Promise<boolean> {
+    return this.driver('read', async () => (await this.rowsOf(PATH_EXISTS_SQL, [filePath])).length > 0);
+  }
+
+  override insertMany(records: readonly FileRecord[]): Promise<number> {
+    return this.driver('insert', () => insertManyUnnest(this.pool, records));
+  }
+
+  /** COPY through a staging table, indexes built once for a load larger than the table (postgres-bulk-load.ts). */
+  override bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+    return postgresBulkLoad(this.pool, records);
+  }
+
+  override keys(): KeyStore {
+    return new PostgresKeyStore(this.db, this.pool);
   }
 }

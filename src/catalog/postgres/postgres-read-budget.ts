@@ -1,4 +1,3 @@
-import { PostgresDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryCompiler, type QueryResult, type TransactionSettings } from 'kysely';
 import type pg from 'pg';
 import { OUT_OF_TIME, raise } from '../../errors/index.js';
 
@@ -40,121 +39,12 @@ export function outOfTimeOr(err: unknown): unknown {
 }
 
 /**
- * The pool PostgresCatalog is handed: its one-shot `query` calls, which are all reads (prepared
- * query pages, counts, point reads, key checks), run on the budgeted pool; `connect()` checkouts
- * (batched inserts, COPY bulk loads) on the unbudgeted one, so that no write is cut.
+ * The pool PostgresCatalog is handed: its one-shot `query` calls, which are all reads (query
+ * pages, counts, coverage, point reads, key checks), run on the budgeted pool; `connect()`
+ * checkouts (batched inserts, COPY bulk loads) on the unbudgeted one, so that no write is cut.
  */
 export function budgetedQueries(writes: pg.Pool, reads: pg.Pool): pg.Pool {
   const query = (config: pg.QueryConfig) => reads.query(config).catch((err: unknown) => Promise.reject(outOfTimeOr(err)));
   writes.query = query as unknown as pg.Pool['query'];
   return writes;
-}
-
-/** Statements that only read: run with the budget when outside a transaction. */
-function isRead(query: CompiledQuery): boolean {
-  const kind = query.query.kind;
-  return kind === 'SelectQueryNode' || (kind === 'RawNode' && /^\s*(select|explain)\b/i.test(query.sql));
-}
-
-/**
- * Kysely's PostgreSQL driver over two pools: a connection is taken from the budgeted pool when
- * its first statement is a read outside a transaction (coverage, pings, listings), from the
- * unbudgeted one for a transaction (every write path and the migrations run in one) or any
- * other statement. It stays on that pool until released.
- */
-export class BudgetedReadsDriver implements Driver {
-  private readonly reads: PostgresDriver;
-  private readonly writes: PostgresDriver;
-
-  constructor(reads: pg.Pool, writes: pg.Pool, cursor: unknown) {
-    this.reads = new PostgresDriver({ pool: reads, cursor: cursor as never });
-    this.writes = new PostgresDriver({ pool: writes, cursor: cursor as never });
-  }
-
-  async init(): Promise<void> {
-    await this.reads.init();
-    await this.writes.init();
-  }
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new RoutedConnection(this.reads, this.writes);
-  }
-
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await this.writes.beginTransaction(await routed(connection).on(this.writes), settings);
-  }
-
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.writes.commitTransaction(await routed(connection).on(this.writes));
-  }
-
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.writes.rollbackTransaction(await routed(connection).on(this.writes));
-  }
-
-  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.writes.savepoint(await routed(connection).on(this.writes), name, compile);
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.writes.rollbackToSavepoint(await routed(connection).on(this.writes), name, compile);
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.writes.releaseSavepoint(await routed(connection).on(this.writes), name, compile);
-  }
-
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    await routed(connection).release();
-  }
-
-  async destroy(): Promise<void> {
-    await Promise.all([this.reads.destroy(), this.writes.destroy()]);
-  }
-}
-
-function routed(connection: DatabaseConnection): RoutedConnection {
-  return connection as RoutedConnection;
-}
-
-/** A connection that takes its pooled client on its first statement, from the pool that statement calls for. */
-class RoutedConnection implements DatabaseConnection {
-  private taken?: Promise<{ driver: PostgresDriver; connection: DatabaseConnection }>;
-
-  constructor(
-    private readonly reads: PostgresDriver,
-    private readonly writes: PostgresDriver,
-  ) {}
-
-  /** The pooled connection, taken from `driver` unless one was taken already (a transaction stays on it). */
-  async on(driver: PostgresDriver): Promise<DatabaseConnection> {
-    this.taken ??= driver.acquireConnection().then((connection) => ({ driver, connection }));
-    return (await this.taken).connection;
-  }
-
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const connection = await this.on(isRead(query) ? this.reads : this.writes);
-    try {
-      return await connection.executeQuery<R>(query);
-    } catch (err) {
-      throw outOfTimeOr(err);
-    }
-  }
-
-  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
-    const connection = await this.on(isRead(query) ? this.reads : this.writes);
-    try {
-      yield* connection.streamQuery<R>(query, chunkSize);
-    } catch (err) {
-      throw outOfTimeOr(err);
-    }
-  }
-
-  async release(): Promise<void> {
-    const taken = this.taken;
-    this.taken = undefined;
-    // A connection that never came (the pool's own timeout) has nothing to give back.
-    const held = await taken?.catch(() => undefined);
-    if (held) await held.driver.releaseConnection(held.connection as Parameters<PostgresDriver['releaseConnection']>[0]);
-  }
 }

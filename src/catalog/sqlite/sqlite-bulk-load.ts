@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
-import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-prepared-reads.js';
+import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
 import { sqliteRefresher } from './sqlite-product-refresh.js';
 
 /**

@@ -2,12 +2,22 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database, { type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { backendFailure } from '../../errors/index.js';
+import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { SQLITE_DIALECT } from '../catalog-dialect.js';
-import type { KyselyCatalog } from '../kysely-catalog.js';
+import type { FileRecord } from '../file-record.js';
+import type { KeyStore } from '../key-store.js';
 import { migrateToLatest } from '../migrations.js';
+import { recordOfRow } from '../record-columns.js';
+import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
-import { analyzeIfStale, SqliteCatalog } from './sqlite-prepared-reads.js';
+import { SqlCatalog } from '../sql-catalog.js';
+import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
+import { sqliteBulkLoad } from './sqlite-bulk-load.js';
+import { SqliteKeyStore } from './sqlite-key-store.js';
+import { sqliteRefresher } from './sqlite-product-refresh.js';
 import { SqliteReadPool } from './sqlite-read-pool.js';
+import { statementCache, withStatementCache } from './sqlite-statements.js';
 
 /** Page size of a newly created catalog file, in bytes. */
 export const NEW_CATALOG_PAGE_SIZE = 16_384;
@@ -17,7 +27,7 @@ export const NEW_CATALOG_PAGE_SIZE = 16_384;
  * synchronous=FULL makes a committed insert survive a crash or power loss, so a PUT
  * that was acknowledged always has its record.
  */
-export async function openSqliteCatalog(file: string, onMigrated?: (applied: readonly string[]) => void): Promise<KyselyCatalog> {
+export async function openSqliteCatalog(file: string, onMigrated?: (applied: readonly string[]) => void): Promise<SqliteCatalog> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
   // 16 KiB pages for a catalog created now (SQLite's default is 4 KiB): a bulk load writes,
@@ -68,7 +78,7 @@ export async function openSqliteCatalog(file: string, onMigrated?: (applied: rea
     if (reader !== sqlite) reader.close();
     await db.destroy();
   };
-  return new SqliteCatalog(db, reader, close, SQLITE_DIALECT, sqlite, pool);
+  return new SqliteCatalog(db, reader, close, sqlite, pool);
 }
 
 /**
@@ -91,32 +101,108 @@ function walOrRefuse(sqlite: Database.Database, file: string): void {
   }
 }
 
-/** Prepared statements kept per SQL text: a query shape is compiled by SQLite once, not per request. */
-const STATEMENT_CACHE_SIZE = 256;
-
 /**
- * The database as Kysely sees it, with `prepare` remembering statements (LRU).
- * Kysely runs one query at a time on this connection, so a statement is never
- * used twice at once.
+ * The SQLite catalog: reads (record by path, query pages, counts, coverage, key checks) as
+ * better-sqlite3 prepared statements kept per SQL text, rows read as arrays, on their own
+ * read-only connection when the catalog is a file (WAL: they see committed data only and
+ * never wait behind a write transaction), the long ones on reading threads (sqlite-read-pool.ts);
+ * bulk inserts as prepared multi-row INSERTs on the writing connection. Other writes,
+ * leases and migrations are the shared Kysely ones (sql-catalog.ts).
  */
-function withStatementCache(sqlite: Database.Database): Database.Database {
-  const cache = new Map<string, Statement>();
-  const prepare = (source: string): Statement => {
-    let statement = cache.get(source);
-    if (statement) {
-      cache.delete(source);
-    } else {
-      statement = sqlite.prepare(source);
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+export class SqliteCatalog extends SqlCatalog {
+  /** Statements of the reading and of the writing connection, kept per SQL text. */
+  private readonly read: (source: string) => Statement;
+  private readonly write: (source: string) => Statement;
+  private readonly byPath: Statement;
+  private readonly pathExists: Statement;
+
+  constructor(
+    db: Kysely<CatalogDatabase>,
+    private readonly reader: Database.Database,
+    onClose: () => Promise<void>,
+    /** The connection Kysely writes through: bulk inserts use it directly (insertMany). */
+    private readonly writer: Database.Database,
+    /** Threads for the reads that can take long (query pages, counts, coverage); none for an in-memory catalog. */
+    private readonly pool?: SqliteReadPool,
+  ) {
+    super(db, onClose, SQLITE_DIALECT);
+    this.read = statementCache(reader);
+    this.write = statementCache(writer);
+    this.byPath = reader.prepare(RECORD_BY_PATH_SQL).raw();
+    this.pathExists = reader.prepare(PATH_EXISTS_SQL).pluck();
+  }
+
+  /**
+   * Many records in one synchronous transaction of prepared multi-row INSERTs, sorted by
+   * file_path so that the primary key's B-tree is filled in order; same answer as the shared
+   * insertMany (existing paths are left alone, the count of new ones returned). While Kysely
+   * holds a transaction open on the connection (between its awaits), this defers to Kysely's
+   * own insertMany, which waits its turn, so the two never mix.
+   */
+  override insertMany(records: readonly FileRecord[]): Promise<number> {
+    if (this.writer.inTransaction) return super.insertMany(records);
+    return this.driver('insert', async () => this.bulkInsert(records));
+  }
+
+  private bulkInsert(records: readonly FileRecord[]): number {
+    if (records.length === 0) return 0;
+    const writer = this.writer;
+    const sorted = [...records].sort(byPath);
+    const insert = rowInserter(writer, this.write);
+    const refresh = sqliteRefresher(writer, this.write);
+    return writer.transaction(() => {
+      // A load larger than what is there already: drop the secondary indexes, fill the table,
+      // build them again in one pass each (far cheaper than as many random inserts), all in
+      // this transaction, so readers see the old table, indexes included, until it commits.
+      const indexes = outgrowsTable(sorted.length, rowsAtMost(writer)) ? setIndexesAside(writer) : [];
+      const inserted = insert(sorted);
+      for (const index of indexes) writer.exec(index.sql);
+      // Latest flags and coverage rows: all of them after a load that outgrew the table.
+      if (indexes.length > 0) refresh.all();
+      else if (inserted > 0) refresh.products(sorted);
+      // A load that doubled the table (a seed, a reconcile of a store full of unindexed files).
+      analyzeIfStale(writer);
+      return inserted;
+    })();
+  }
+
+  /**
+   * A load through a connection of its own (see sqlite-bulk-load.ts), so that its long
+   * transaction never takes in other writes of this process; an in-memory catalog has only
+   * its one connection and loads through insertMany.
+   */
+  override bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+    if (this.writer.memory) return super.bulkLoad(records);
+    return sqliteBulkLoad(this.writer.name, records);
+  }
+
+  /** At once, no promise: better-sqlite3 answers synchronously. */
+  get(filePath: string): FileRecord | undefined {
+    let row: unknown[] | undefined;
+    try {
+      row = this.byPath.get(filePath) as unknown[] | undefined;
+    } catch (err) {
+      throw backendFailure(this.backendName(), 'read', err);
     }
-    cache.set(source, statement);
-    return statement;
-  };
-  return new Proxy(sqlite, {
-    get: (target, key) => {
-      if (key === 'prepare') return prepare;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+    return row && recordOfRow(row);
+  }
+
+  /** At once, no promise, like get. */
+  has(filePath: string): boolean {
+    try {
+      return this.pathExists.get(filePath) !== undefined;
+    } catch (err) {
+      throw backendFailure(this.backendName(), 'read', err);
+    }
+  }
+
+  /** A statement's rows as arrays: on a reading thread when there are some, else here (in-memory catalogs). */
+  protected async rowsOf(text: string, params: unknown[], turn: number): Promise<unknown[][]> {
+    if (this.pool) return (await this.pool.run(text, params, 'rows', turn)) as unknown[][];
+    return this.read(text).raw().all(...params) as unknown[][];
+  }
+
+  override keys(): KeyStore {
+    return new SqliteKeyStore(this.db, this.reader);
+  }
 }

@@ -3,14 +3,19 @@ import { MAX_PAGE_LIMIT } from '../../wire/query.js';
 import type { QuerySort } from '../archive-record.js';
 import { addConnectionOptions, openClient, wholeNumber, type ClientFlags } from './client-options.js';
 import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options.js';
-import { OUTPUT_FORMATS, parseColumns, writeRecords, type OutputFormat } from './record-output.js';
+import { OUTPUT_FORMATS, parseColumns, writeRecords } from './record-output.js';
 import type { RecordField } from '../archive-record.js';
 import { describe, EXIT } from './run-tally.js';
 import { UnreachableError } from '../client-errors.js';
+import { writeMetalink } from './metalink-output.js';
+
+/** What `--output` takes: the record formats, and `metalink` (the server writes that document). */
+const QUERY_OUTPUTS = [...OUTPUT_FORMATS, 'metalink'] as const;
+type QueryOutput = (typeof QUERY_OUTPUTS)[number];
 
 interface QueryFlags extends ClientFlags, FilterFlags {
-  readonly output: OutputFormat;
-  readonly format?: OutputFormat;
+  readonly output: QueryOutput;
+  readonly format?: QueryOutput;
   readonly limit?: number;
   readonly cursor?: string;
   readonly sort?: string;
@@ -37,11 +42,14 @@ export function registerQueryCommand(program: Command, prefix: string): void {
       }
     });
   cmd.addOption(
-    new Option('-o, --output <format>', 'table (the spec fields, aligned), json (array of every field), csv or ndjson (alias --format)')
-      .choices(OUTPUT_FORMATS)
+    new Option(
+      '-o, --output <format>',
+      'table (the spec fields, aligned), json (array of every field), csv, ndjson, or metalink (a Metalink 4 document for aria2c -M: size, SHA-256 and a signed address per file) (alias --format)',
+    )
+      .choices(QUERY_OUTPUTS)
       .default('table'),
   );
-  cmd.addOption(new Option('--format <format>').choices(OUTPUT_FORMATS).hideHelp());
+  cmd.addOption(new Option('--format <format>').choices(QUERY_OUTPUTS).hideHelp());
   addConnectionOptions(cmd, prefix, { dataDir: false })
     .addHelpText(
       'after',
@@ -52,6 +60,7 @@ Examples:
   $ sdc query --file-path imap_swe_l1a_sci_20240105_20240105_v00-01.cdf --output csv
   $ sdc query --since 2024-06-01T00:00:00Z --latest --output ndjson       new since a date, latest versions
   $ sdc query --start-date 20240101 --end-date 20240107 --overlap         files whose span meets the week
+  $ sdc query --instrument swe --latest --output metalink > swe.meta4 && aria2c -M swe.meta4 -d data
   $ sdc query --since 20240601 --limit 1000 --format csv > page1.csv      one page; stderr says:
       ${NEXT_PAGE_PREFIX}<cursor>
   $ sdc query --since 20240601 --limit 1000 --format csv --cursor <cursor> > page2.csv
@@ -64,6 +73,16 @@ Examples:
       const { client } = openClient(command, flags, message, { engine: 'node' });
       const query = { ...filterFrom(flags), sort: flags.sort as QuerySort | undefined, cursor: flags.cursor };
       try {
+        if (output === 'metalink') {
+          if (flags.columns) {
+            message('sdc query: --columns does not apply to --output metalink (a Metalink lists each file\'s name, size, SHA-256 and address).');
+            process.exitCode = EXIT.usage;
+            return;
+          }
+          const page = await writeMetalink(client, { ...query, limit: flags.limit }, message);
+          if (page.nextCursor !== undefined) message(`${NEXT_PAGE_PREFIX}${page.nextCursor}`);
+          return;
+        }
         if (flags.limit === undefined) {
           const count = await writeRecords(client.records(query), output, process.stdout, { columns: flags.columns });
           if (!flags.quiet && output === 'table') message(count === 0 ? 'No files match.' : `${count} file${count === 1 ? '' : 's'}`);

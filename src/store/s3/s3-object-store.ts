@@ -10,6 +10,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
+import { storedMediaType } from '../../wire/media-type.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { ingestionDateFrom, uploaderFrom, uploaderMetadata } from './s3-object-metadata.js';
 import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor } from './s3-staging.js';
@@ -72,8 +73,10 @@ export class S3ObjectStore implements ObjectStore {
     const command = new GetObjectCommand({
       Bucket: this.location.bucket,
       Key: key,
-      // Same download name as the local store's GET route gives.
+      // Same download name and media type as the local store's GET route gives, whatever
+      // the object was stored with (objects promoted before ContentType was set included).
       ResponseContentDisposition: `attachment; filename="${fileName}"`,
+      ResponseContentType: storedMediaType(fileName),
     });
     return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
   }

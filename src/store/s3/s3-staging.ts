@@ -15,6 +15,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { digestOf, RunningDigest } from '../../wire/content-digest.js';
+import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
 import { promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { S3_MAX_PUT_BYTES, S3_MIN_PART_BYTES } from './s3-url.js';
@@ -188,6 +189,7 @@ export class S3Staging implements StagingArea {
           Body: hashed,
           ContentLength: source.ContentLength ?? 0,
           IfNoneMatch: '*',
+          ContentType: storedMediaType(upload.key),
           Metadata: promotedMetadata(uploader, ingestionDate),
         }),
       );
@@ -220,7 +222,7 @@ export class S3Staging implements StagingArea {
     const uploader = uploaderFrom(source.Metadata);
     const ingestionDate = new Date().toISOString();
     const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' } }),
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, ContentType: storedMediaType(upload.key), Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' } }),
     );
     const uploadId = created.UploadId;
     if (!uploadId) throw new Error('S3 answered CreateMultipartUpload without an upload id');

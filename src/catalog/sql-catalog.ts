@@ -1,0 +1,193 @@
+import { backendFailure } from '../errors/index.js';
+import { transactionReportingCause } from './first-failure-transaction.js';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Catalog } from './catalog.js';
+import type { CatalogDialect } from './catalog-dialect.js';
+import type { CoverageDay } from './coverage-day.js';
+import { piecesOf } from './bulk-load-pieces.js';
+import type { FileRecord } from './file-record.js';
+import type { KeyStore } from './key-store.js';
+import { coverageDays } from './coverage-sql.js';
+import { distinctProducts, postgresRefreshSql, productArrays, refreshStatements } from './product-refresh.js';
+import { KyselyKeyStore } from './kysely-key-store.js';
+import { KyselyNameLeases } from './kysely-name-leases.js';
+import type { NameLeases } from './name-leases.js';
+import type { QueryFilter } from './query-filter.js';
+import type { QueryOptions } from './query-options.js';
+import { RECORD_COLUMN_COUNT, rowOf } from './record-columns.js';
+import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
+import type { RecordPages } from './record-pages.js';
+import type { CatalogDatabase } from './schema.js';
+
+/** Rows per multi-row INSERT (a record's columns each; SQLite allows 32766 parameters per statement). */
+const INSERT_BATCH = Math.floor(6000 / RECORD_COLUMN_COUNT);
+
+/** Records per transaction of the shared bulkLoad. */
+const BULK_CHUNK = 10_000;
+
+/**
+ * What both engines' catalogs share. Writes are written once with Kysely (an engine may add
+ * a faster bulk path); reads are written once as SQL text (record-reads.ts, filter-sql.ts,
+ * coverage-sql.ts), which each engine runs its own way (rowsOf), so each read has one path per
+ * engine. Point reads (get, has) are the engine's own: SQLite answers them without a promise.
+ */
+export abstract class SqlCatalog implements Catalog {
+  constructor(
+    protected readonly db: Kysely<CatalogDatabase>,
+    private readonly onClose: () => Promise<void>,
+    protected readonly dialect: CatalogDialect,
+  ) {}
+
+  abstract get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined>;
+  abstract has(filePath: string): boolean | Promise<boolean>;
+
+  /**
+   * Runs a read statement (`?` placeholders) as the engine runs reads; its rows as arrays in
+   * column order. `turn`: how many statements its request ran before (SQLite's reading
+   * threads order by it). Failures are reported by the callers (driver).
+   */
+  protected abstract rowsOf(text: string, params: unknown[], turn: number): Promise<unknown[][]>;
+
+  insert(record: FileRecord): Promise<'inserted' | 'exists'> {
+    return this.driver('insert', () => this.insertOnce(record));
+  }
+
+  private async insertOnce(record: FileRecord): Promise<'inserted' | 'exists'> {
+    const inserted = await transactionReportingCause(this.db, async (trx) => {
+      const result = await trx
+        .insertInto('files')
+        .values(rowOf(record))
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+      await this.refreshProducts(trx, [record]);
+      return true;
+    });
+    if (inserted) return 'inserted';
+    if (record.uploader !== undefined) await this.fillUploader(record);
+    return 'exists';
+  }
+
+  /**
+   * The latest flags and coverage rows of the records' products, in the writing transaction
+   * (product-refresh.ts: the one place they are recomputed).
+   */
+  private async refreshProducts(trx: Kysely<CatalogDatabase>, records: readonly FileRecord[]): Promise<void> {
+    if (this.dialect.engine === 'postgres') {
+      const arrays = productArrays(records);
+      for (const text of postgresRefreshSql(arrays)) await trx.executeQuery(CompiledQuery.raw(text, arrays));
+      return;
+    }
+    for (const { text, params } of refreshStatements(distinctProducts(records))) await trx.executeQuery(CompiledQuery.raw(text, params));
+  }
+
+  /**
+   * The record of these same bytes was written first without an uploader (a reader
+   * indexed the file between its link and the PUT's insert): the PUT's uploader goes
+   * in. Never replaces an uploader, never touches a record of other bytes.
+   */
+  private async fillUploader(record: FileRecord): Promise<void> {
+    await this.db
+      .updateTable('files')
+      .set({ uploader: record.uploader ?? null })
+      .where('file_path', '=', record.file_path)
+      .where('sha256', '=', record.sha256)
+      .where('uploader', 'is', null)
+      .execute();
+  }
+
+  async insertMany(records: readonly FileRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    return this.driver('insert', () => transactionReportingCause(this.db, async (trx) => {
+      let inserted = 0;
+      for (let i = 0; i < records.length; i += INSERT_BATCH) {
+        const rows = records.slice(i, i + INSERT_BATCH).map(rowOf);
+        const result = await trx.insertInto('files').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+        inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
+      }
+      if (inserted > 0) await this.refreshProducts(trx, records);
+      return inserted;
+    }));
+  }
+
+  /** Without a bulk path of the backend's own: insertMany a chunk at a time. */
+  async bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
+    let inserted = 0;
+    for await (const chunk of piecesOf(records, BULK_CHUNK, {})) inserted += await this.insertMany(chunk);
+    return inserted;
+  }
+
+  /** A read statement whose failure is reported as the catalog's (driver). */
+  private reads(operation: string): (text: string, params: unknown[], turn: number) => Promise<unknown[][]> {
+    return (text, params, turn) => this.driver(operation, () => this.rowsOf(text, params, turn));
+  }
+
+  /** Keyset pages (record-reads.ts); as JSON texts too where the engine writes them (the dialect's jsonRecord). */
+  query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
+    return queryRecords(this.reads('read'), filter, options, this.dialect.jsonRecord);
+  }
+
+  async count(filter: QueryFilter): Promise<number> {
+    const { text, params } = countSql(filter);
+    const [row] = await this.reads('count')(text, params, 0);
+    return Number(row![0]);
+  }
+
+  /** Groups in (instrument, data_level, start_date) order, keyset-paged like query. */
+  coverage(filter: QueryFilter): AsyncIterable<CoverageDay> {
+    let turn = 0;
+    const read = this.reads('coverage');
+    return coverageDays((text, params) => read(text, params, turn++), filter);
+  }
+
+  /** Keyset pages: a long reconcile then holds no cursor (nor snapshot) open. */
+  paths(): AsyncIterable<string> {
+    return allPaths(this.reads('read'));
+  }
+
+  /**
+   * The database's plan for the statement that serves a query's first page (the JSON form
+   * where the engine writes JSON, as GET /query reads it), to check that it uses the indexes.
+   */
+  async explain(filter: QueryFilter, options: QueryOptions = {}): Promise<string[]> {
+    const { text, params } = firstPageSql(filter, options, this.dialect.jsonRecord);
+    const rows = await this.reads('read')(`${this.dialect.plan.prefix} ${text}`, params, 0);
+    return rows.map((row) => String(row[this.dialect.plan.column]));
+  }
+
+  /** The API keys, kept in the same database. */
+  keys(): KeyStore {
+    return new KyselyKeyStore(this.db);
+  }
+
+  /** Leases on names, in the same database. */
+  leases(): NameLeases {
+    return new KyselyNameLeases(this.db, this.dialect, (operation, work) => this.driver(operation, work));
+  }
+
+  ping(): Promise<void> {
+    return this.driver('ping', async () => {
+      await this.db.selectFrom('files').select('file_path').limit(1).execute();
+    });
+  }
+
+  /**
+   * A call to the database whose driver failure (locked, corrupt, full, connection lost) is
+   * reported as SDC_BACKEND_FAILED with the driver's error as its cause (a full disk is still
+   * recognised through it); streamed answers end their stream instead.
+   */
+  protected driver<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    return work().catch((err: unknown) => {
+      throw backendFailure(this.backendName(), operation, err);
+    });
+  }
+
+  /** The catalog as error messages name it. */
+  protected backendName(): string {
+    return this.dialect.engine === 'sqlite' ? 'SQLite catalog' : 'PostgreSQL catalog';
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}
