@@ -1,16 +1,38 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+/**
+ * `npm run test:all` and `npx vitest run <file>`: every test. `npm test` is the fast loop
+ * (vitest.fast.config.ts). Where a new test goes: test/README.md.
+ */
+export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test']> {
+  return {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    // Hooks start Ceph clusters (startRgw: 1-2 s idle, tens of seconds on 2 loaded cores), nginx and
+    // servers: bounded, but never by the 30 s a test gets. A hook that needs longer passes its own.
+    hookTimeout: 120_000,
+    // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
+    pool: 'forks',
+    // A slow test in a fast folder: `{ tags: ['slow'] }` on its it() or describe() (test/README.md).
+    // Its own bound, 5 min (a test's or block's own timeout wins); skipped by the fast loop.
+    tags: [
+      {
+        name: 'slow',
+        description: 'moves hundreds of megabytes or takes minutes on a loaded machine: npm run test:all only',
+        timeout: 300_000,
+        ...(fastLoop ? { skip: true } : {}),
+      },
+    ],
+  };
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The portal's assets (web/dist), which the server serves at /; and dist, for the tests
-    // that run the real `sdc` command as a child process.
+    ...testOptions(false),
     // local-services finds PostgreSQL at 127.0.0.1:5432 when TEST_DATABASE_URL is unset, and names
-    // each test group it cannot run at the end of the run.
-    globalSetup: ['test/helpers/local-services.ts', 'test/helpers/build-portal.ts', 'test/helpers/build-dist.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
-    pool: 'forks',
+    // each test group it cannot run at the end of the run; required-services makes a missing one an
+    // error where SDC_TEST_REQUIRE_ALL=1 (.ci/run). dist and web/dist are built by the tests that
+    // need them (test/helpers/lazy-build.ts).
+    globalSetup: ['test/helpers/local-services.ts', 'test/helpers/required-services.ts'],
   },
 });

@@ -38,7 +38,7 @@ const lines = [
   `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, ${platform()} ${release()}, Node ${process.version}.`,
   `Test run: ${passed ? 'all reliability tests passed' : `**FAILED** (vitest exit ${run.status})`}.`,
   'The server under test is the embedded default (local store + SQLite) on loopback. The same tests run',
-  'small in CI (`npm test`); how each is made and what it checks is described in docs/trust.md.',
+  'small in CI (`npm run test:all`); how each is made and what it checks is described in docs/trust.md.',
   '',
   '| figure | value | must be |',
   '|---|---|---|',

@@ -7,6 +7,9 @@ import { startIngestSweeper, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
 import { LocalObjectStore, loadSigningSecret, MissingBucketError, previousSigningSecret, openStore, UrlSigner } from './store/index.js';
 
+/** How long start-up waits for the store's first answer before listening without it. */
+const STORE_PING_AT_START_MS = 3_000;
+
 export interface RunningServer {
   /** Where it listens, e.g. http://127.0.0.1:8080. */
   readonly url: string;
@@ -30,14 +33,24 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   // The store answers before anything else is done: a missing bucket is said by name, with how
   // to create it. A store that cannot be reached at all is an outage, not a mistake: the instance
   // starts anyway and answers queries (docs/reliability.md, faults), and uploads get 503 until it is back.
-  try {
-    await store.ping();
-  } catch (err) {
-    if (err instanceof MissingBucketError) {
-      await catalog.close();
-      throw err;
-    }
-    log.warn({ err }, 'the object store did not answer at start; serving what does not need it');
+  // A store that does not answer at all (black-holed) is waited for only so long: listening
+  // must not hang on it. Its late answer, if any, is only logged.
+  const pinged = store.ping().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  let waited: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (waited = setTimeout(() => resolve('late'), STORE_PING_AT_START_MS)));
+  const pingError = await Promise.race([pinged, late]).finally(() => clearTimeout(waited));
+  if (pingError instanceof MissingBucketError) {
+    await catalog.close();
+    throw pingError;
+  }
+  if (pingError === 'late') {
+    log.warn({ waitedMs: STORE_PING_AT_START_MS }, 'the object store did not answer at start; serving what does not need it');
+    void pinged.then((err) => err instanceof MissingBucketError && log.error({ err }, 'the object store answered late: its bucket is missing'));
+  } else if (pingError !== undefined) {
+    log.warn({ err: pingError }, 'the object store did not answer at start; serving what does not need it');
   }
   const left = await store.recover?.();
   if (left?.temporaryFiles) log.warn({ removed: left.temporaryFiles }, 'removed temporary files left by an interrupted upload');

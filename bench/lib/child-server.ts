@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { onServerCore } from './interleave.js';
+import { freePort } from '../../test/helpers/free-port.js';
 
 /** A process under measurement: its address and a way to read its memory. */
 export interface ChildServer {
@@ -51,18 +51,6 @@ function wrap(child: ChildProcess, url: string): ChildServer {
         child.kill('SIGTERM');
       }),
   };
-}
-
-/** A port the OS says is free now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { transactionReportingCause } from './first-failure-transaction.js';
 import {
   generateKey,
   hashKey,
@@ -75,7 +76,9 @@ export class KyselyKeyStore implements KeyStore {
     };
     // One transaction: the new key exists exactly when the old ones have their end. A rotation
     // racing this one takes the same generation and is refused by (name, generation).
-    await this.db.transaction().execute(async (trx) => {
+    // Reporting its first error: a full disk met at COMMIT stays a full disk (507), not
+    // SQLite's "no transaction is active" from the ROLLBACK after it (first-failure-transaction.ts).
+    await transactionReportingCause(this.db, async (trx) => {
       await trx.insertInto('api_keys').values(row).execute();
       await trx
         .updateTable('api_keys')

@@ -6,7 +6,7 @@ import { REFRESH_ALL_SQL } from './product-refresh.js';
  * Schema migrations, written with Kysely's schema builder so one list serves SQLite
  * and PostgreSQL. Append new migrations; never edit one that has shipped.
  */
-function migrations(dialect: CatalogDialect): Record<string, Migration> {
+export function migrations(dialect: CatalogDialect): Record<string, Migration> {
   return {
     '0001-files': {
       async up(db: Kysely<unknown>) {
@@ -174,7 +174,7 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDiale
     );
   }
   if (error || failed) {
-    throw new Error(`catalog migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`, {
+    throw new Error(`catalog migration${failed ? ` ${failed.migrationName}` : ''} failed: ${String((error as Error | undefined)?.message ?? error)}`, {
       cause: error,
     });
   }

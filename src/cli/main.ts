@@ -71,6 +71,8 @@ try {
     console.error((err as Error).message);
     process.exit(1);
   }
-  console.error(`sdc: ${(err as Error).message}`);
+  // Loaded only on failure: `sdc --version` pays for nothing (docs/performance.md).
+  const { failureMessage } = await import('./failure-message.js');
+  console.error(`sdc: ${failureMessage(err)}`);
   process.exit(1);
 }

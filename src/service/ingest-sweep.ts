@@ -1,7 +1,7 @@
 import type { StagedUpload } from '../store/index.js';
 import { reconcile } from './reconcile.js';
 import type { ServiceContext } from './service-context.js';
-import { ingestStaged } from './staged-uploads.js';
+import { ingestStaged, waitingUploads } from './staged-uploads.js';
 
 /**
  * An upload waiting this long under a staging key has missed its notification (lost, sent to an
@@ -24,7 +24,8 @@ export interface SweepReport {
 }
 
 /**
- * One pass over the uploads waiting under staging keys: each older than SWEEP_MIN_AGE_MS is
+ * One pass over the uploads waiting under staging keys, and the joined uploads in parts whose
+ * completion was cut before its record (a crash): each older than SWEEP_MIN_AGE_MS is
  * promoted and indexed through the one ingest, under its name's lease, so sweeps of several
  * instances, notifications and `sdc reconcile` can run at once without two writing a name.
  * The backlog it leaves is published on `ctx.activity` (/metrics, /readyz). A no-op on stores
@@ -51,7 +52,7 @@ export async function sweepStaged(ctx: ServiceContext, now = Date.now): Promise<
     // Held here, never left as a rejected promise nobody awaits (which would end the process).
     let failure: unknown;
     try {
-      for await (const upload of staging.listStaged()) {
+      for await (const upload of waitingUploads(ctx)) {
         const age = upload.storedAt ? now() - upload.storedAt.getTime() : SWEEP_MIN_AGE_MS;
         if (age < SWEEP_MIN_AGE_MS) {
           stillWaiting(age);

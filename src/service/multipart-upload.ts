@@ -133,8 +133,10 @@ async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: 
     ctx.log.warn({ file_path: path }, 'upload in parts refused: the name already holds a file, which stays');
     return failure(ALREADY_EXISTS.create(path));
   }
-  // A record that cannot be written now is written by the reconcile at the next start.
+  // A record that cannot be written now (or a crash before it) leaves the joined object, which
+  // the sweep of any instance promotes and indexes within seconds (src/service/ingest-sweep.ts).
   await ingest(ctx, path, result.digest, result.digest.uploader);
+  if (result.assembled) await ctx.store.staging?.discard(result.assembled);
   return { statusCode: 200, body: { path, size: result.digest.size, sha256: result.digest.sha256 } };
 }
 

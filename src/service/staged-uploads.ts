@@ -124,11 +124,21 @@ export async function ingestAllStaged(ctx: ServiceContext): Promise<{ indexed: n
   let indexed = 0;
   let refused = 0;
   let deferred = 0;
-  for await (const upload of ctx.store.staging?.listStaged() ?? []) {
+  for await (const upload of waitingUploads(ctx)) {
     const result = await ingestStaged(ctx, upload, LONG_LEASE_WAIT_MS);
     if (result === 'indexed') indexed++;
     else if (result === 'refused') refused++;
     else if (result === 'deferred') deferred++;
   }
   return { indexed, refused, deferred };
+}
+
+/**
+ * Every upload waiting to be promoted: staged single PUTs, then uploads in parts the store
+ * joined whose completion did not record them (cut by a crash). Both are promoted alike.
+ */
+export async function* waitingUploads(ctx: ServiceContext): AsyncIterable<StagedUpload> {
+  if (!ctx.store.staging) return;
+  yield* ctx.store.staging.listStaged();
+  yield* ctx.store.multipart?.listAssembled?.() ?? [];
 }

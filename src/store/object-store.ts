@@ -144,7 +144,16 @@ export interface CompletedPart {
  * before the key was written; nothing was written there, and completing again continues.
  */
 export type MultipartCompletion =
-  | { readonly outcome: 'stored'; readonly digest: ObjectDigest }
+  | {
+      readonly outcome: 'stored';
+      readonly digest: ObjectDigest;
+      /**
+       * The joined object the bytes were promoted from, where the store keeps one: left in place
+       * until the record is committed, then discarded by the caller (`staging.discard`), so a
+       * crash in between leaves it for the sweep (`listAssembled`).
+       */
+      readonly assembled?: StagedUpload;
+    }
   | { readonly outcome: 'exists' }
   | { readonly outcome: 'interrupted' };
 
@@ -176,6 +185,12 @@ export interface MultipartUploads {
   complete(key: string, uploadId: string, parts: readonly CompletedPart[], guard?: WriteGuard): Promise<MultipartCompletion>;
   /** Drops the upload and its parts; absent already is fine. */
   abort(key: string, uploadId: string): Promise<void>;
+  /**
+   * Uploads the store has joined whose completion has not recorded them yet (under way, or cut
+   * by a crash between the join and the record), oldest first, as staged uploads the staging
+   * area promotes: the sweep indexes those it finds older than a few seconds.
+   */
+  listAssembled?(): AsyncIterable<StagedUpload>;
 }
 
 /** No open upload with this id for this key (never opened, completed, aborted or expired). */

@@ -4,6 +4,8 @@ import { open, readdir, rm, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Catalog } from '../../src/catalog/index.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { isOutOfSpace, OutOfSpaceError } from '../../src/service/out-of-space.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { recordFigures } from '../reliability/figures.js';
@@ -157,6 +159,42 @@ describe.skipIf(CANNOT_MOUNT !== undefined)('disk full: a 507 with nothing half-
       expect(retried.status).toBe(200);
       expect(await recordsOf(server, path)).toHaveLength(1);
       recordFigures('diskFullCatalog', { status: refused.status, filesWithoutRecord: 0, retryStatus: retried.status });
+    });
+  });
+
+  describe('the key store on a full disk', () => {
+    let disk: ReturnType<typeof smallDisk>;
+    let catalog: Catalog;
+    beforeAll(async () => {
+      disk = smallDisk('4m');
+      catalog = await openCatalog(`sqlite:${join(disk.dir, 'catalog.db')}`);
+    });
+    afterAll(async () => {
+      try {
+        await catalog?.close();
+      } finally {
+        disk?.unmount();
+      }
+    });
+
+    it('a rotation that does not fit fails as a full disk (507), the old key keeps working, and the retry with room rotates', async () => {
+      const keys = catalog.keys();
+      const { key: old } = await keys.create('swe-pipeline');
+      const filler = join(disk.dir, 'filler');
+      await fill(filler);
+
+      const failure = await keys.rotate('swe-pipeline', 60).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(isOutOfSpace(failure), `the error says the disk is full: ${String(failure)}`).toBe(true);
+      // Nothing half-done: no new key, the old one without an end.
+      expect(await keys.list()).toHaveLength(1);
+      expect(await keys.check(old)).toMatchObject({ kind: 'valid' });
+
+      await rm(filler);
+      expect(await keys.rotate('swe-pipeline', 60)).toMatchObject({ kind: 'rotated' });
+      recordFigures('diskFullKeys', { outOfSpace: 1, keysAfterFailure: 1 });
     });
   });
 });

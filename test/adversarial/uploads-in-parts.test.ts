@@ -5,10 +5,12 @@ import { Readable } from 'node:stream';
 import { LocalMultipart } from '../../src/store/local/local-multipart.js';
 import { LocalObjectStore } from '../../src/store/local/local-object-store.js';
 import { UrlSigner } from '../../src/store/local/url-signer.js';
+import { TEMP_PREFIX } from '../../src/store/local/write-primitives.js';
 import { NoSuchUploadError } from '../../src/store/index.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordFigures, scale } from '../reliability/figures.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const GENERATED_CASES = scale(12, 100);
@@ -39,6 +41,14 @@ describe('uploads in parts belong to their opener and are bounded', () => {
     ((await (await fetch(`${server.url}/uploads/${path}?uploadId=${id}&parts=${n}`, { headers: as('alpha') })).json()) as { parts: { url: string }[] }).parts[0]!
       .url;
   const partFiles = async (id: string) => (await readdir(join(server.home, 'store', '.multipart', id))).filter((n) => /^\d{5}\./.test(n));
+  /** Resolves once a part of the upload is being written (its temporary file exists). */
+  const waitForTemporaryFile = async (id: string) => {
+    for (let waited = 0; waited < 10_000; waited += 20) {
+      if ((await readdir(join(server.home, 'store', '.multipart', id))).some((n) => n.startsWith(TEMP_PREFIX))) return;
+      await settle(20);
+    }
+    throw new Error('no part of the upload began to be written');
+  };
 
   it("another key can neither list, address, complete nor abort the opener's upload; the record names the opener", async () => {
     await fc.assert(
@@ -100,7 +110,7 @@ describe('uploads in parts belong to their opener and are bounded', () => {
     recordFigures('uploads-in-parts-bounds', { cases: GENERATED_CASES, puts_refused_over_limit: refused });
   }, 120_000);
 
-  it('one writer per part address at a time: concurrent PUTs of one part are refused while the first is being written', async () => {
+  it('a newer send of a part supersedes one still under way: the earlier is answered 409, the last send is the part', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 2, max: 8 }), async (concurrent) => {
         const path = freshPath();
@@ -117,17 +127,51 @@ describe('uploads in parts belong to their opener and are bounded', () => {
             controller.close();
           },
         });
-        const first = fetch(url, { method: 'PUT', body, duplex: 'half' } as RequestInit);
-        await settle(100);
-        const others = await Promise.all(Array.from({ length: concurrent - 1 }, () => fetch(url, { method: 'PUT', body: 'x' })));
-        for (const res of others) expect(res.status).toBe(409);
+        const first = fetch(url, { method: 'PUT', body, duplex: 'half' } as RequestInit).then(
+          (res) => res.status,
+          () => 'closed',
+        );
+        await waitForTemporaryFile(id);
+        const others = await Promise.all(Array.from({ length: concurrent - 1 }, (_, i) => fetch(url, { method: 'PUT', body: `send ${i}` })));
         release();
-        expect((await first).status).toBe(200);
+        // Superseded before its end: never stored, never a 5xx.
+        expect([409, 'closed']).toContain(await first);
+        for (const res of others) expect([200, 409]).toContain(res.status);
+        const stored = others.filter((res) => res.status === 200).map((res) => res.headers.get('etag')!.replace(/"/g, ''));
+        expect(stored.length).toBeGreaterThan(0);
+        const listed = (await (await fetch(`${server.url}/uploads/${path}?uploadId=${id}`, { headers: as('alpha') })).json()) as { uploaded: { etag: string }[] };
+        expect(listed.uploaded).toHaveLength(1);
+        expect(stored).toContain(listed.uploaded[0]!.etag);
         expect(await partFiles(id)).toHaveLength(1);
       }),
       { numRuns: GENERATED_CASES },
     );
   }, 120_000);
+
+  it('a client resuming after a stalled connection (half a part sent, then nothing) is not kept waiting: its new send is stored at once', async () => {
+    const path = freshPath();
+    const id = await open(path);
+    const url = new URL(await partUrl(path, id, 1));
+    const part = Buffer.alloc(3000, 5);
+    // Half the part on a raw socket, then the socket stays open and silent (a half-open connection).
+    const head = [`PUT ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`, `Content-Length: ${part.length}`, '', ''].join('\r\n');
+    const stalled = rawExchange(server.url, Buffer.concat([Buffer.from(head), part.subarray(0, part.length / 2)]), { timeoutMs: 30_000 });
+    await waitForTemporaryFile(id);
+
+    const started = Date.now();
+    const resumed = await fetch(url, { method: 'PUT', body: Buffer.alloc(3000, 6), signal: AbortSignal.timeout(20_000) });
+    const resumedMs = Date.now() - started;
+    expect(resumed.status).toBe(200);
+    // The stalled send is answered (409) and its connection closed, its temporary file removed.
+    const earlier = await stalled;
+    expect(earlier.status).toBe(409);
+    expect(earlier.headers['x-error-code']).toBe('SDC_UPLOAD_UNDER_WAY');
+    expect(await partFiles(id)).toHaveLength(1);
+    expect((await readdir(join(server.home, 'store', '.multipart', id))).filter((n) => n.startsWith(TEMP_PREFIX))).toEqual([]);
+    const listed = (await (await fetch(`${server.url}/uploads/${path}?uploadId=${id}`, { headers: as('alpha') })).json()) as { uploaded: { etag: string; size: number }[] };
+    expect(listed.uploaded).toEqual([{ partNumber: 1, etag: resumed.headers.get('etag')!.replace(/"/g, ''), size: 3000 }]);
+    recordFigures('uploads-in-parts-resume', { resumed_status: resumed.status, resumed_ms: resumedMs, stalled_status: earlier.status });
+  });
 
   it('an upload past its lifetime takes no part, lists nothing and completes nothing', async () => {
     const root = await mkdtemp(join(tmpdir(), 'sdc-parts-'));

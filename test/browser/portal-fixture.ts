@@ -1,4 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
+import { ensurePortal } from '../helpers/lazy-build.js';
+
+// Every browser test imports this fixture: the portal's assets as the sources are now
+// (web/build.js runs only when web/ or src/ changed).
+await ensurePortal();
 
 /** The two sizes the portal is tested at: a phone (touch) and a laptop. */
 export const VIEWPORTS = [

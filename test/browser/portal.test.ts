@@ -7,8 +7,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { syntheticRecords } from '../../src/catalog/synthetic-records.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { MAX_LOADED } from '../../web/src/search-limits.js';
+import { ensurePortal } from '../helpers/lazy-build.js';
 import { hasChromium, launchBrowser, NO_CHROMIUM_MESSAGE, RESULTS_DIR } from '../helpers/browser.js';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
+
+// The portal's assets as the sources are now (web/build.js runs only when web/ or src/ changed).
+await ensurePortal();
 
 if (!hasChromium) console.warn(NO_CHROMIUM_MESSAGE);
 

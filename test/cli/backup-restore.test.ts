@@ -47,7 +47,7 @@ describe('sdc backup and sdc restore (docs/deploy.md, Backups and restores)', { 
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('backs up an SQLite catalog under write load; restored into a fresh home and reconciled, every record and key is there', async () => {
+  it('backs up an SQLite catalog under write load; restored into a fresh home and reconciled, every record and key is there', { tags: ['slow'] }, async () => {
     const home = join(dir, 'home');
     const cli = (args: string[]) => runCli([...args, '--home', home]);
     expect((await runCli(['seed', '--count', '20000', '--home', home, '--create'])).code).toBe(0);

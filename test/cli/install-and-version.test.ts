@@ -5,6 +5,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDist } from '../helpers/lazy-build.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const run = promisify(execFile);
@@ -12,15 +13,18 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { version } = (await import('../../package.json', { with: { type: 'json' } })).default;
 
 // The Quick start's install step, word for word but into a scratch prefix: `npm install -g .`
-// links the clone's built `sdc` (dist, built by the globalSetup) onto <prefix>/bin.
-describe('sdc on the PATH', { timeout: 120_000 }, () => {
+// links the clone's built `sdc` (dist, built here when src changed) onto <prefix>/bin.
+// npm reads the whole dependency tree for it: ~40 s on 2 loaded cores, hence the hook's own bound.
+const INSTALL_MS = 5 * 60_000;
+describe('sdc on the PATH', { timeout: 120_000, tags: ['slow'] }, () => {
   let prefix: string;
   let elsewhere: string;
   beforeAll(async () => {
     prefix = await mkdtemp(join(tmpdir(), 'sdc-prefix-'));
     elsewhere = await mkdtemp(join(tmpdir(), 'sdc-elsewhere-'));
-    await run('npm', ['install', '-g', '.', '--prefix', prefix, '--offline', '--no-audit', '--no-fund'], { cwd: ROOT });
-  });
+    await ensureDist();
+    await run('npm', ['install', '-g', '.', '--prefix', prefix, '--offline', '--no-audit', '--no-fund'], { cwd: ROOT, timeout: INSTALL_MS });
+  }, INSTALL_MS);
   afterAll(async () => {
     await rm(prefix, { recursive: true, force: true });
     await rm(elsewhere, { recursive: true, force: true });

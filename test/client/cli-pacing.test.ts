@@ -1,3 +1,4 @@
+// @module-tag slow (800 files paced under the default rate limit, over a minute: npm run test:all, test/README.md)
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';

@@ -1,37 +1,29 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IMAP_MISSION, namingMessage, wrongDirectoryMessage } from '../../src/mission/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { sampleTree, sha256, startClientWorld, writeTree, type ClientWorld } from './client-world.js';
+import { sampleTree, sha256, useWorldWithData, writeTree } from './client-world.js';
 
 const SPEC_FIELDS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension'];
 
 describe('sdc upload and sdc query against a real server', { timeout: 120_000 }, () => {
-  let world: ClientWorld;
-  let dataDir: string;
   const tree = sampleTree();
   const paths = Object.keys(tree).sort();
-
-  beforeAll(async () => {
-    world = await startClientWorld();
-    dataDir = await world.folder('data');
-    await writeTree(dataDir, tree);
-  });
-  afterAll(() => world.stop());
+  const ctx = useWorldWithData(tree);
 
   it('uploads a tree of files from the data directory (the working directory by default)', async () => {
-    const result = await runCli(['upload', 'imap'], { cwd: dataDir, env: world.env });
+    const result = await runCli(['upload', 'imap'], { cwd: ctx.dataDir, env: ctx.world.env });
     expect(result.stderr).toContain('sdc upload: 4 uploaded');
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n').sort()).toEqual(paths);
-    expect(world.proxy.seen('/store/', 'PUT')).toHaveLength(4);
+    expect(ctx.world.proxy.seen('/store/', 'PUT')).toHaveLength(4);
     // No API key configured: none sent.
-    expect(world.proxy.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
+    expect(ctx.world.proxy.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
   });
 
   it('queries as an aligned table of the spec fields', async () => {
-    const result = await runCli(['query'], { env: world.env });
+    const result = await runCli(['query'], { env: ctx.world.env });
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]!.split(/\s+/)).toEqual(SPEC_FIELDS);
@@ -44,7 +36,7 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
   });
 
   it('queries as a JSON array with size and SHA-256', async () => {
-    const result = await runCli(['query', '--output', 'json', '--instrument', 'swe'], { env: world.env });
+    const result = await runCli(['query', '--output', 'json', '--instrument', 'swe'], { env: ctx.world.env });
     expect(result.code).toBe(0);
     const records = JSON.parse(result.stdout) as Record<string, unknown>[];
     expect(records.map((r) => r.file_path)).toEqual(paths.filter((p) => p.includes('/swe/')));
@@ -58,7 +50,7 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
   it('queries as CSV with a header row, filters by version and dates', async () => {
     const result = await runCli(
       ['query', '-o', 'csv', '--version', '*', '--start-date', '20240201', '--end-date', '20240331'],
-      { env: world.env },
+      { env: ctx.world.env },
     );
     expect(result.code).toBe(0);
     const rows = result.stdout.split('\r\n').filter(Boolean).map((l) => l.split(','));
@@ -71,14 +63,14 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
   });
 
   it('prints an empty JSON array and CSV header when nothing matches', async () => {
-    const json = await runCli(['query', '-o', 'json', '--instrument', 'idex'], { env: world.env });
+    const json = await runCli(['query', '-o', 'json', '--instrument', 'idex'], { env: ctx.world.env });
     expect([json.code, JSON.parse(json.stdout)]).toEqual([0, []]);
-    const csv = await runCli(['query', '-o', 'csv', '--instrument', 'idex'], { env: world.env });
+    const csv = await runCli(['query', '-o', 'csv', '--instrument', 'idex'], { env: ctx.world.env });
     expect(csv.stdout).toBe(`${[...SPEC_FIELDS, 'ingestion_date', 'size', 'sha256', 'uploader'].join(',')}\r\n`);
   });
 
   it("reports the server's query error with exit status 1 and no data", async () => {
-    const result = await runCli(['query', '--instrument', 'nope'], { env: world.env });
+    const result = await runCli(['query', '--instrument', 'nope'], { env: ctx.world.env });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('sdc query: Invalid instrument "nope": expected one of ultra-45');
@@ -86,7 +78,7 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
 
   it('takes a second upload of the same bytes as already archived, exit status 0 (docs/client.md)', async () => {
     const path = paths[0]!;
-    const result = await runCli(['upload', '--data-dir', dataDir, join(dataDir, path)], { env: world.env });
+    const result = await runCli(['upload', '--data-dir', ctx.dataDir, join(ctx.dataDir, path)], { env: ctx.world.env });
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain('already exists.');
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('sdc upload: 1 already archived');
@@ -95,11 +87,11 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
 
   it("refuses a badly named file locally with the server's own message, before any request", async () => {
     const bad = 'imap/foo/l1a/2024/01/imap_foo_l1a_sci_20240105_20240105_v00-01.cdf';
-    await writeTree(dataDir, { [bad]: Buffer.from('x') });
-    const server = await fetch(`${world.server.url}/upload/${bad}`);
-    const before = world.proxy.requests.length;
-    const result = await runCli(['upload', bad], { cwd: dataDir, env: world.env });
-    expect(world.proxy.requests.length).toBe(before);
+    await writeTree(ctx.dataDir, { [bad]: Buffer.from('x') });
+    const server = await fetch(`${ctx.world.server.url}/upload/${bad}`);
+    const before = ctx.world.proxy.requests.length;
+    const result = await runCli(['upload', bad], { cwd: ctx.dataDir, env: ctx.world.env });
+    expect(ctx.world.proxy.requests.length).toBe(before);
     expect(result.code).toBe(1);
     expect(await server.text()).toBe(namingMessage('instrument', IMAP_MISSION));
     expect(result.stderr).toContain(`sdc upload: ${bad}: ${namingMessage('instrument', IMAP_MISSION)}`);
@@ -107,23 +99,23 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
 
   it('refuses a file outside its stored folders, or outside the data directory, before any request', async () => {
     const name = 'imap_swe_l1a_sci_20240110_20240110_v00-01.cdf';
-    await mkdir(join(dataDir, 'misc'), { recursive: true });
-    await writeTree(dataDir, { [`misc/${name}`]: Buffer.from('y') });
-    const outside = join(world.scratch, name);
-    await copyFile(join(dataDir, 'misc', name), outside);
-    const before = world.proxy.requests.length;
-    const result = await runCli(['upload', '--data-dir', dataDir, join(dataDir, 'misc', name), outside], { env: world.env });
-    expect(world.proxy.requests.length).toBe(before);
+    await mkdir(join(ctx.dataDir, 'misc'), { recursive: true });
+    await writeTree(ctx.dataDir, { [`misc/${name}`]: Buffer.from('y') });
+    const outside = join(ctx.world.scratch, name);
+    await copyFile(join(ctx.dataDir, 'misc', name), outside);
+    const before = ctx.world.proxy.requests.length;
+    const result = await runCli(['upload', '--data-dir', ctx.dataDir, join(ctx.dataDir, 'misc', name), outside], { env: ctx.world.env });
+    expect(ctx.world.proxy.requests.length).toBe(before);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(wrongDirectoryMessage(`imap/swe/l1a/2024/01/${name}`));
-    expect(result.stderr).toContain(`${outside} is outside the data directory ${dataDir}`);
+    expect(result.stderr).toContain(`${outside} is outside the data directory ${ctx.dataDir}`);
     expect(result.stderr).toContain('sdc upload: 2 failed');
   });
 
   it('takes a relative path from the data directory when the working directory has no such file (spec 4.1)', async () => {
     const path = 'imap/hit/l1/2024/03/imap_hit_l1_sci_20240301_20240301_v00-01.cdf';
-    await writeTree(dataDir, { [path]: Buffer.from('from the data directory') });
-    const result = await runCli(['upload', '--data-dir', dataDir, path], { cwd: world.scratch, env: world.env });
+    await writeTree(ctx.dataDir, { [path]: Buffer.from('from the data directory') });
+    const result = await runCli(['upload', '--data-dir', ctx.dataDir, path], { cwd: ctx.world.scratch, env: ctx.world.env });
     expect(result.stderr).toContain('sdc upload: 1 uploaded');
     expect(result.stdout).toBe(`${path}\n`);
     expect(result.code).toBe(0);
@@ -132,8 +124,8 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
   it('uploads the good files of a mixed run and still exits 1', async () => {
     const good = 'imap/lo/l2/2024/05/imap_lo_l2_sci_20240501_20240501_v00-01.cdf';
     const bad = 'imap/lo/l2/2024/05/imap_lo_l2_sci_20240501_20240501_v0-1.cdf';
-    await writeTree(dataDir, { [good]: Buffer.from('good'), [bad]: Buffer.from('bad') });
-    const result = await runCli(['upload', good, bad], { cwd: dataDir, env: world.env });
+    await writeTree(ctx.dataDir, { [good]: Buffer.from('good'), [bad]: Buffer.from('bad') });
+    const result = await runCli(['upload', good, bad], { cwd: ctx.dataDir, env: ctx.world.env });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(`${good}\n`);
     expect(result.stderr).toContain(namingMessage('version', IMAP_MISSION));

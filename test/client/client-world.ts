@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { RecordingProxy } from '../helpers/recording-proxy.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -67,4 +68,26 @@ export function sampleTree(): Record<string, Uint8Array> {
     'imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v01-00.cdf': randomBytes(70_000),
     'imap/hit/l0/2024/02/imap_hit_l0_raw_20240229_20240229_v00-02.pkts': randomBytes(0),
   };
+}
+
+/** What useWorldWithData hands its describe block: set before the block's first test. */
+export interface WorldWithData {
+  world: ClientWorld;
+  /** The world's `data` folder, holding the tree. */
+  dataDir: string;
+}
+
+/**
+ * For one describe block: a client world whose `data` folder holds `tree`, started before the
+ * block's tests and stopped after them (the setup of the upload tests).
+ */
+export function useWorldWithData(tree: Readonly<Record<string, Uint8Array>>): WorldWithData {
+  const ctx = {} as WorldWithData;
+  beforeAll(async () => {
+    ctx.world = await startClientWorld();
+    ctx.dataDir = await ctx.world.folder('data');
+    await writeTree(ctx.dataDir, tree);
+  });
+  afterAll(() => ctx.world?.stop());
+  return ctx;
 }

@@ -1,3 +1,4 @@
+// @module-tag slow (loads of tens of thousands of rows, ~3 min on 2 loaded cores: npm run test:all, test/README.md)
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

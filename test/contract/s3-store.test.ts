@@ -70,8 +70,10 @@ describe.skipIf(!HAVE_RGW)(HAVE_RGW ? 'S3 on radosgw' : NO_RGW, () => {
       it('refuses an expired address with 403', async () => {
         const k = key('expired');
         await rgw.client.send(new PutObjectCommand({ Bucket: bucket, Key: k, Body: 'stored' }));
-        const [put, get] = await Promise.all([store().presignPut(key('expired-put'), 1), store().presignGet(k, 1)]);
-        await new Promise((resolve) => setTimeout(resolve, 2_100));
+        // Signed with the clock set 10 s back and a 1 s lifetime: expired by RGW's clock, no waiting.
+        vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 10_000 });
+        const signed = Promise.all([store().presignPut(key('expired-put'), 1), store().presignGet(k, 1)]);
+        const [put, get] = await signed.finally(() => vi.useRealTimers());
         expect((await fetch(put, { method: 'PUT', body: 'late', headers: { 'Content-Type': '' } })).status).toBe(403);
         expect((await fetch(get)).status).toBe(403);
         expect(await store().head(key('expired-put'))).toBeUndefined();

@@ -1,3 +1,4 @@
+// @module-tag slow (catalogs large enough to show their page size, ~50 s loaded: npm run test:all, test/README.md)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -16,7 +16,11 @@ import { IMAP_MISSION, loadMissionConfig } from '../../src/mission/index.js';
 import { parseS3Url } from '../../src/store/index.js';
 import { CATALOG_SECRET_VARIABLE } from '../../src/lambda/database-secret.js';
 import { APP_SECRET_VARIABLE } from '../../src/lambda/migrate-handler.js';
+import { ensurePortal } from '../helpers/lazy-build.js';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
+
+// The portal's assets as the sources are now (web/build.js runs only when web/ or src/ changed).
+await ensurePortal();
 
 const run = promisify(execFile);
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBac
 import { BASE_IMAGE, exec, podman, REPO_ROOT, whyNoPodman } from '../helpers/podman.js';
 import { RGW_ACCESS_KEY, RGW_SECRET_KEY } from '../helpers/rgw.js';
 import { describeCoreFlow } from '../e2e/core-flow.suite.js';
+import { freePort } from '../helpers/free-port.js';
 
 // The image of the Containerfile, built here and run as operators run it (docs/self-hosted.md,
 // "Container image"): against this machine's PostgreSQL (a schema of its own) and a Ceph RGW the
@@ -136,14 +136,3 @@ async function until(ready: () => Promise<boolean>, ms: number, logs: () => Prom
   }
 }
 
-/** A loopback port nobody listens on now (the container listens on the host's network). */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
-}

@@ -1,9 +1,8 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FEEDS_PER_ADDRESS } from '../../src/http/feed-route.js';
-import { createLogger } from '../../src/logger.js';
+import { loggerInto } from '../helpers/log-lines.js';
 import { DOCUMENTED_NGINX_LINES, HAVE_NGINX, NGINX_SKIPPED, startNginx, type Nginx } from '../helpers/nginx.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -39,13 +38,7 @@ describe.skipIf(!HAVE_NGINX)(HAVE_NGINX ? 'behind nginx with SDC_TRUSTED_PROXIES
   let nginx: Nginx;
   const lines: string[] = [];
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
-    server = await startTestServer({ trustedProxies: '127.0.0.1', rateLimit: String(LIMIT), eventsToken: 'the-events-token' }, {}, createLogger('info', sink));
+    server = await startTestServer({ trustedProxies: '127.0.0.1', rateLimit: String(LIMIT), eventsToken: 'the-events-token' }, {}, loggerInto(lines));
     nginx = await startNginx(server.url);
   });
   afterAll(async () => {

@@ -1,11 +1,10 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadServerConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { loggerInto } from '../helpers/log-lines.js';
 import { SAMPLE_NAME, SAMPLE_PATH, startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
 const PACKAGE = createRequire(import.meta.url)('../../package.json') as { name: string; version: string };
@@ -18,13 +17,7 @@ describe('HTTP conventions', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
-    server = await startTestServer({}, {}, createLogger('info', sink));
+    server = await startTestServer({}, {}, loggerInto(lines));
     base = server.url;
     expect((await uploadFile(base, SAMPLE_PATH, 'bytes')).status).toBe(200);
   });

@@ -68,7 +68,7 @@ describe('uploads in parts on the local store', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('the SDK sends a 300 MB file in parallel parts; a part whose connection is lost is sent again; the record describes the stored bytes', async () => {
+  it('the SDK sends a 300 MB file in parallel parts; a part whose connection is lost is sent again; the record describes the stored bytes', { tags: ['slow'], timeout: 180_000 }, async () => {
     const path = pathOf('big');
     const file = await bigFile(dataDir, path, 300 * MiB + 12345);
     proxy.reset();
@@ -98,7 +98,7 @@ describe('uploads in parts on the local store', () => {
     expect(await readdir(join(server.home, 'store', '.multipart'))).toEqual([]);
     await expect(stat(stateFileOf(file))).rejects.toMatchObject({ code: 'ENOENT' });
     await rm(file);
-  }, 180_000);
+  });
 
   it('an interrupted upload resumes: the parts stored are not sent again', async () => {
     const path = pathOf('resume');

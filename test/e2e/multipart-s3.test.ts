@@ -47,7 +47,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`uploads in parts on ${PRODUCTION_BAC
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('the SDK sends a 300 MB file in parts straight to S3; the record describes the bytes under the real key', async () => {
+  it('the SDK sends a 300 MB file in parts straight to S3; the record describes the bytes under the real key', { tags: ['slow'], timeout: 300_000 }, async () => {
     const path = pathOf('big');
     const file = join(dataDir, path);
     await mkdir(dirname(file), { recursive: true });
@@ -73,7 +73,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`uploads in parts on ${PRODUCTION_BAC
     expect(await keys('.multipart/')).toEqual([]);
     expect(await openUploads()).toEqual([]);
     await rm(file);
-  }, 300_000);
+  });
 
   it('racing completions of one name: one object, one record, the winner\'s bytes', async () => {
     const path = pathOf('race');

@@ -5,7 +5,11 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portalPlugin } from '../../src/http/portal-plugin.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
+import { ensurePortal } from '../helpers/lazy-build.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+// The portal's assets as the sources are now (web/build.js runs only when web/ or src/ changed).
+await ensurePortal();
 
 /** The mission the page was given, read back from its data block. */
 function pageMission(html: string): unknown {

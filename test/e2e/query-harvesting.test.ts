@@ -206,9 +206,12 @@ describe('live feed (Server-Sent Events)', () => {
     const b = connect(`${server.url}/events?instrument=swe`, a.events[1]!.id);
     await b.opened;
     await until(() => b.events.length >= 2, 'the missed events');
-    await new Promise((r) => setTimeout(r, 1600)); // one more poll: nothing repeated
+    // Polls go on after those two: a file indexed now arrives by a later poll, and nothing before it repeats.
+    const later = 'imap_swe_l2_feed_20240105_20240105_v00-01.cdf';
+    await uploadFile(server.url, later, '5');
+    await until(() => b.events.some((e) => e.record.file_path.endsWith(later)), 'a later poll');
     b.source.close();
-    expect(b.events.map((e) => e.record.file_path.split('/').pop())).toEqual(names.slice(2));
+    expect(b.events.map((e) => e.record.file_path.split('/').pop())).toEqual([...names.slice(2), later]);
   });
 
   it('refuses paging parameters and a malformed Last-Event-ID with 400', async () => {

@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { loggerInto } from '../helpers/log-lines.js';
 import { SAMPLE_NAME, SAMPLE_PATH, startTestServer, uploadFile } from '../helpers/test-server.js';
 
 const KEYED_PATH = 'imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v01-00.cdf';
@@ -8,13 +7,7 @@ const KEYED_PATH = 'imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v01
 describe('request logs', () => {
   it('are JSON lines with a request id, and never print a signature, an API key or a secret', async () => {
     const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
-    const server = await startTestServer({ signingSecret: 'log-test-signing-secret' }, {}, createLogger('info', sink));
+    const server = await startTestServer({ signingSecret: 'log-test-signing-secret' }, {}, loggerInto(lines));
     let key = '';
     try {
       expect((await uploadFile(server.url, SAMPLE_PATH, 'bytes')).status).toBe(200);

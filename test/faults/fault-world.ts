@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,19 +10,9 @@ import { TEST_DATABASE_URL, testSchema, type TestSchema } from '../helpers/postg
 import { startRgw, type RgwServer } from '../helpers/rgw.js';
 import { notifyBucket } from '../helpers/rgw-topics.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { freePort } from '../helpers/free-port.js';
 
 const TOKEN = 'faults-events-token';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One `sdc serve` process on a fixed port (a restart comes back where the balancer and the bucket's notification expect it). */
 export class Instance {

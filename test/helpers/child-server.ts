@@ -2,9 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { ensureDist } from './lazy-build.js';
 
-/** The built command line (test/helpers/build-dist.ts compiles it before the tests run). */
+/** The built command line, compiled (when src changed) as soon as a test file imports this helper. */
 export const SDC_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli', 'main.js');
+await ensureDist();
 
 export interface ChildServer {
   readonly url: string;

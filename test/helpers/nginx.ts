@@ -1,12 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FAST_LOOP, IN_TEST_ALL } from './test-scope.js';
+import { freePort } from './free-port.js';
 
-/** Whether Debian's nginx is installed (.ci/run installs it). */
-export const HAVE_NGINX = spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0;
-export const NGINX_SKIPPED = 'nginx is not installed (apt-get install nginx): the tests behind a real reverse proxy were skipped';
+/** Whether this run starts nginx: not in the fast loop, and only where Debian's nginx is installed (.ci/run installs it). */
+export const HAVE_NGINX = !FAST_LOOP && spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0;
+export const NGINX_SKIPPED = FAST_LOOP
+  ? `tests behind a real reverse proxy ${IN_TEST_ALL}`
+  : 'nginx is not installed (apt-get install nginx): the tests behind a real reverse proxy were skipped';
 
 /**
  * The lines of docs/self-hosted.md's nginx configuration that this test proxy runs with
@@ -32,17 +35,6 @@ export interface Nginx {
   /** Its access log so far (written with the documented `sdc` format). */
   accessLog(): Promise<string>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = (server.address() as AddressInfo);
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /**

@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type Catalog } from '../../src/catalog/index.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { FAST_LOOP, IN_TEST_ALL } from './test-scope.js';
 
-/** The PostgreSQL the tests use; unset = those tests skip. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+/** The PostgreSQL the tests use; unset (or the fast loop, test/README.md) = those tests skip. */
+export const TEST_DATABASE_URL = FAST_LOOP ? undefined : process.env.TEST_DATABASE_URL;
 
-export const NO_DATABASE = 'TEST_DATABASE_URL is unset: PostgreSQL tests skipped (set it, e.g. postgres://postgres@127.0.0.1:5432/test)';
+export const NO_DATABASE = FAST_LOOP
+  ? `PostgreSQL tests ${IN_TEST_ALL}`
+  : 'TEST_DATABASE_URL is unset: PostgreSQL tests skipped (set it, e.g. postgres://postgres@127.0.0.1:5432/test)';
 
 export interface TestSchema {
   /** SDC_CATALOG naming a schema of its own in the test database. */

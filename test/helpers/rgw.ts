@@ -1,12 +1,13 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { FAST_LOOP, IN_TEST_ALL } from './test-scope.js';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 const SCRIPTS = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../scripts');
@@ -24,9 +25,9 @@ function onPath(command: string): boolean {
   }
 }
 
-/** Whether this machine can run the gateway (Debian: radosgw, ceph-mon, ceph-osd). */
-export const HAVE_RGW = ['radosgw', 'ceph-mon', 'ceph-osd', 'monmaptool', 'ceph'].every(onPath);
-export const NO_RGW = 'skipped: no radosgw (apt-get install radosgw ceph-mon ceph-osd)';
+/** Whether this run starts gateways: not in the fast loop, and only where Debian's radosgw, ceph-mon and ceph-osd are. */
+export const HAVE_RGW = !FAST_LOOP && ['radosgw', 'ceph-mon', 'ceph-osd', 'monmaptool', 'ceph'].every(onPath);
+export const NO_RGW = FAST_LOOP ? `S3 (radosgw) tests ${IN_TEST_ALL}` : 'skipped: no radosgw (apt-get install radosgw ceph-mon ceph-osd)';
 
 export interface RgwServer {
   /** http://127.0.0.1:<port> */
@@ -40,17 +41,6 @@ export interface RgwServer {
   /** SDC_STORE naming a bucket on this gateway. */
   storeUrl(bucket: string): string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /**

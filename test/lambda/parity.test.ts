@@ -5,10 +5,14 @@ import { makeApiHandler, lambdaAppFromEnvironment, type ApiEvent } from '../../s
 import { FEED_NOT_SERVED } from '../../src/lambda/feed-not-served.js';
 import { ingest } from '../../src/service/index.js';
 import { S3ObjectStore } from '../../src/store/index.js';
+import { ensurePortal } from '../helpers/lazy-build.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import type { ServerSettings } from '../../src/config.js';
 import { fixture } from './lambda-events.js';
+
+// The portal's assets as the sources are now (web/build.js runs only when web/ or src/ changed).
+await ensurePortal();
 
 /**
  * The same requests to `sdc serve` (a real server on loopback) and to the Lambda handler

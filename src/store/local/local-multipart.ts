@@ -14,7 +14,7 @@ import {
   type UploadedPart,
 } from '../object-store.js';
 import { StoreLinkError, UploadUnderWayError, type LocalObjectStore } from './local-object-store.js';
-import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter } from './write-primitives.js';
+import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 
 /** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */
@@ -154,22 +154,35 @@ export class LocalMultipart implements MultipartUploads {
 
   /**
    * Stores one part from a stream; answers its ETag (the SHA-256 of its bytes). A part sent
-   * again replaces the earlier copy once whole (never kept beside it); one write per part at a
-   * time (a second meanwhile: UploadUnderWayError, before a byte is read); the parts' bytes
-   * together never pass SDC_MAX_OBJECT_SIZE (ObjectTooLargeError). However the source ends,
-   * the temporary file goes and its handle is closed.
+   * again replaces the earlier copy once whole (never kept beside it). A send of a part while
+   * an earlier send of it is still under way supersedes that one: the earlier input is ended
+   * (its request answered 409 UploadUnderWayError), its cleanup awaited, then this one is
+   * written; so a client resuming after a stalled connection never waits on it. The parts'
+   * bytes together never pass SDC_MAX_OBJECT_SIZE (ObjectTooLargeError). However the source
+   * ends, the temporary file goes and its handle is closed.
    */
   writePart(key: string, uploadId: string, partNumber: number, source: Readable): Promise<string> {
     const slot = `${uploadId}/${partNumber}`;
-    if (this.partsWriting.has(slot)) return Promise.reject(new UploadUnderWayError(`${key} (part ${partNumber})`));
-    this.partsWriting.add(slot);
+    const earlier = this.partsWriting.get(slot);
     const input = detachable(source);
-    const work = this.writePartOnce(key, uploadId, partNumber, input).finally(() => this.partsWriting.delete(slot));
-    return this.track(work);
+    const superseded = new UploadUnderWayError(`${key} (part ${partNumber})`);
+    const write = async () => {
+      if (earlier) {
+        earlier.input.stream.destroy(earlier.superseded);
+        await earlier.done.catch(() => undefined);
+      }
+      // A newer send may have superseded this one while it waited: writePartOnce then fails at once.
+      return this.writePartOnce(key, uploadId, partNumber, input);
+    };
+    const done = write().finally(() => {
+      if (this.partsWriting.get(slot)?.done === done) this.partsWriting.delete(slot);
+    });
+    this.partsWriting.set(slot, { input, superseded, done });
+    return this.track(done);
   }
 
-  /** Parts being written, as `<upload id>/<part number>`. */
-  private readonly partsWriting = new Set<string>();
+  /** Part sends under way, by `<upload id>/<part number>`: the newest of each, and how to supersede it. */
+  private readonly partsWriting = new Map<string, { readonly input: Detachable; readonly superseded: Error; readonly done: Promise<string> }>();
 
   /** The upload's part sizes, read from its folder the first time (the newest copy of each part). */
   private async sizesOf(key: string, uploadId: string) {
@@ -197,7 +210,7 @@ export class LocalMultipart implements MultipartUploads {
     });
   }
 
-  private async writePartOnce(key: string, uploadId: string, partNumber: number, input: ReturnType<typeof detachable>): Promise<string> {
+  private async writePartOnce(key: string, uploadId: string, partNumber: number, input: Detachable): Promise<string> {
     let temp: string | undefined;
     let entry: PartSizes | undefined;
     try {

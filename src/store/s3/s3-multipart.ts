@@ -5,6 +5,7 @@ import {
   CreateMultipartUploadCommand,
   HeadObjectCommand,
   ListPartsCommand,
+  paginateListObjectsV2,
   S3ServiceException,
   UploadPartCommand,
   type S3Client,
@@ -17,6 +18,7 @@ import {
   type CompletedPart,
   type MultipartCompletion,
   type MultipartUploads,
+  type StagedUpload,
   type UploadedPart,
   type WriteGuard,
 } from '../object-store.js';
@@ -30,6 +32,7 @@ import type { S3Staging } from './s3-staging.js';
 export const MULTIPART_PREFIX = '.multipart/';
 /** The largest object S3 stores (5 TiB): what one upload in parts may carry. */
 export const S3_MAX_OBJECT_BYTES = 5 * 1024 ** 4;
+const ASSEMBLY_ID = /^[0-9a-f]{24}$/;
 
 /**
  * Uploads in parts on S3. Clients PUT the parts straight to S3 (presigned UploadPart) into a
@@ -128,8 +131,11 @@ export class S3Multipart implements MultipartUploads {
       // A completion of this very upload that raced ours may have finished it: then promote.
       if (!(isNoSuchUpload(err) && (await this.exists(assemblyKey)))) throw translate(err, key);
     }
-    const promotion = await this.staging.promote({ stagingKey: assemblyKey, key }, guard);
-    if (promotion.outcome === 'promoted') return { outcome: 'stored', digest: promotion.digest };
+    // The joined object stays until the caller has committed the record (then discards it): a
+    // crash in between leaves it for the sweep, which indexes it in seconds (listAssembled).
+    const assembled: StagedUpload = { stagingKey: assemblyKey, key };
+    const promotion = await this.staging.promote(assembled, guard, { keepStaged: true });
+    if (promotion.outcome === 'promoted') return { outcome: 'stored', digest: promotion.digest, assembled };
     // The assembled object stays: completing again (NoSuchUpload, the object exists) promotes it.
     if (promotion.outcome === 'interrupted') return { outcome: 'interrupted' };
     return { outcome: 'exists' };
@@ -142,6 +148,23 @@ export class S3Multipart implements MultipartUploads {
     } catch (err) {
       if (!isNoSuchUpload(err)) throw err;
     }
+  }
+
+  /**
+   * Joined objects under `.multipart/` (only a completed upload is an object there): a
+   * completion promotes and discards its own, so one that stays was cut before its record.
+   */
+  async *listAssembled(): AsyncIterable<StagedUpload> {
+    const found: Required<StagedUpload>[] = [];
+    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: MULTIPART_PREFIX })) {
+      for (const object of page.Contents ?? []) {
+        const slash = object.Key?.lastIndexOf('/') ?? -1;
+        const key = object.Key?.slice(MULTIPART_PREFIX.length, slash);
+        if (!object.Key || !key || !ASSEMBLY_ID.test(object.Key.slice(slash + 1))) continue;
+        found.push({ stagingKey: object.Key, key, storedAt: object.LastModified ?? new Date(0) });
+      }
+    }
+    yield* found.sort((a, b) => a.storedAt.getTime() - b.storedAt.getTime());
   }
 
   private async exists(key: string): Promise<boolean> {

@@ -64,10 +64,19 @@ function copySource(bucket: string, key: string): string {
 }
 
 /**
- * Metadata of an object written by a copy: the ETag of the staged object it was copied from (a
- * copy in parts has an ETag of its own), so that the same upload announced again is known.
+ * Metadata of an object written by a promotion: the ETag of the staged object it came from (a
+ * copy in parts, or a joined upload in parts, has an ETag unlike the PUT's), so that the same
+ * upload announced or swept again is known.
  */
 const COPIED_FROM = 'sdc-copied-from';
+
+/**
+ * COPIED_FROM for a promotion by PutObject: only when the source is a joined upload in parts,
+ * whose ETag (`<hash>-<parts>`) never equals the PUT's; a single PUT's ETag matches by itself.
+ */
+function copiedFrom(etag: string | undefined): Record<string, string> {
+  return etag?.includes('-') ? { [COPIED_FROM]: etag } : {};
+}
 
 class Interrupted extends Error {
   override name = 'Interrupted';
@@ -190,7 +199,7 @@ export class S3Staging implements StagingArea {
           ContentLength: source.ContentLength ?? 0,
           IfNoneMatch: '*',
           ContentType: storedMediaType(upload.key),
-          Metadata: promotedMetadata(uploader, ingestionDate),
+          Metadata: { ...promotedMetadata(uploader, ingestionDate), ...copiedFrom(source.ETag) },
         }),
       );
     } catch (err) {

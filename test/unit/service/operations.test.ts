@@ -227,7 +227,7 @@ describe('reconcile', () => {
     expect(await reconcile(t.ctx)).toEqual({ indexed: 0, skipped: 0, missing: [], refused: 0, deferred: 0, refusedLinks: 0 });
   });
 
-  it('indexes many objects in batches, each one logged, beside records it already has and names it skips', async () => {
+  it('indexes many objects in batches, each one logged, beside records it already has and names it skips', { tags: ['slow'] }, async () => {
     const { syntheticRecords } = await import('../../../src/catalog/index.js');
     const { IMAP_MISSION } = await import('../../../src/mission/index.js');
     const paths = [...syntheticRecords(IMAP_MISSION, 2500)].map((r) => r.file_path);
