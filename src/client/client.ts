@@ -4,6 +4,7 @@ import type { ArchiveRecord, QueryFilter, QueryParameters } from './archive-reco
 import { InvalidNameError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { downloadFile, type DownloadOptions, type DownloadResult } from './download-file.js';
+import type { EngineKind } from './http-engine.js';
 import { Transport } from './http-transport.js';
 import type { FeedEvent, WatchOptions } from './live-feed.js';
 import { queryMetalink, type MetalinkAnswer } from './query-metalink.js';
@@ -37,6 +38,8 @@ export interface ClientOptions {
   readonly connectTimeoutMs?: number;
   /** Longest silence while waiting for an answer or between chunks, ms (default 60 s). */
   readonly idleTimeoutMs?: number;
+  /** What sends the requests: undici (default), or node:http, which loads faster for a few requests (http-engine.ts). */
+  readonly engine?: EngineKind;
 }
 
 /**
@@ -66,6 +69,7 @@ export class Client {
         pacer: new RequestPacer(options.onPause),
         maxBusyWaitMs: retry.maxBusyWaitMs,
         failFast: options.failFast,
+        engine: options.engine,
       }),
       mission: options.mission ?? IMAP_MISSION,
       retry,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -58,8 +59,15 @@ export async function downloadFile(ctx: ClientContext, pathOrName: string, optio
     if (fresh) await rm(part, { force: true });
     const leftOver = await fileSizeOrZero(part);
     const resumedFrom = record?.size !== undefined && leftOver > record.size ? 0 : leftOver;
-    await withRetry(ctx.retry, () => fetchInto(ctx, path, part, record?.size, options.onProgress), ctx.onRetry);
-    const problem = await integrityProblem(part, record);
+    // The first attempt starts from the size just read; a retry reads it again (a cut transfer grew it).
+    let known: number | undefined = leftOver;
+    const attempt = () => {
+      const offset = known;
+      known = undefined;
+      return fetchInto(ctx, path, part, record?.size, options.onProgress, offset);
+    };
+    const written = await withRetry(ctx.retry, attempt, ctx.onRetry);
+    const problem = await integrityProblem(part, record, written);
     if (problem === undefined) {
       await rename(part, localPath);
       return { path, localPath, status: 'downloaded', resumedFrom, verified: record?.sha256 !== undefined };
@@ -84,11 +92,28 @@ async function storedPathOf(ctx: ClientContext, pathOrName: string): Promise<str
   throw new BadResponseError(`the server offered ${pathOrName} for download, which is not a stored path`);
 }
 
-/** One attempt: from the end of the partial file (if any) to the end of the object. */
-async function fetchInto(ctx: ClientContext, path: string, part: string, size: number | undefined, onProgress?: ProgressListener): Promise<void> {
-  let offset = await fileSizeOrZero(part);
+/** The size and SHA-256 of a file as it was written, from its first byte to its last. */
+interface Written {
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
+ * One attempt: from the end of the partial file (if any) to the end of the object. A file
+ * written whole is hashed as its bytes go by (its digest answered), so that checking it does
+ * not read it back (docs/performance.md, "Clients at scale"); a resumed one is not.
+ */
+async function fetchInto(
+  ctx: ClientContext,
+  path: string,
+  part: string,
+  size: number | undefined,
+  onProgress: ProgressListener | undefined,
+  knownOffset: number | undefined,
+): Promise<Written | undefined> {
+  let offset = knownOffset ?? (await fileSizeOrZero(part));
   if (size !== undefined && offset > size) offset = await truncate(part);
-  if (size !== undefined && offset === size && offset > 0) return;
+  if (size !== undefined && offset === size && offset > 0) return undefined;
   const address = await requestDownloadAddress(ctx, path);
   let res = await ctx.transport.signed(address, { headers: offset > 0 ? { range: `bytes=${offset}-` } : {} });
   if (offset > 0 && (res.statusCode === 416 || (res.statusCode === 206 && rangeStart(res.headers['content-range']) !== offset))) {
@@ -102,9 +127,11 @@ async function fetchInto(ctx: ClientContext, path: string, part: string, size: n
   const total = size ?? contentTotal(res.headers, offset);
   let done = offset;
   onProgress?.(done, total);
+  const digest = offset === 0 ? createHash('sha256') : undefined;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, next) {
       done += chunk.length;
+      digest?.update(chunk);
       onProgress?.(done, total);
       next(null, chunk);
     },
@@ -117,6 +144,7 @@ async function fetchInto(ctx: ClientContext, path: string, part: string, size: n
     if (cut) throw new NetworkError(`${path}: transfer cut off after ${done} bytes (${(cut as NodeJS.ErrnoException).code ?? cut.message})`, undefined, { cause: cut });
     throw new LocalFileError(`cannot write ${part}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, undefined, { cause: err });
   }
+  return digest && { size: done, sha256: digest.digest('hex') };
 }
 
 /** Whether the local file is the catalog's file: same size, then same SHA-256. */
@@ -127,12 +155,13 @@ async function matches(localPath: string, record: ArchiveRecord | undefined): Pr
   return size >= 0 && (await sha256File(localPath)) === record.sha256;
 }
 
-async function integrityProblem(file: string, record: ArchiveRecord | undefined): Promise<string | undefined> {
+/** What is wrong with the file against its record; `written` is what the fetch wrote, when it wrote the whole file. */
+async function integrityProblem(file: string, record: ArchiveRecord | undefined, written: Written | undefined): Promise<string | undefined> {
   if (record === undefined) return undefined;
-  const size = await fileSizeOrZero(file);
+  const size = written?.size ?? (await fileSizeOrZero(file));
   if (record.size !== undefined && size !== record.size) return `got ${size} bytes, the catalog says ${record.size}`;
   if (record.sha256 === undefined) return undefined;
-  const sha256 = await sha256File(file);
+  const sha256 = written?.sha256 ?? (await sha256File(file));
   return sha256 === record.sha256 ? undefined : `SHA-256 ${sha256} differs from the catalog's ${record.sha256}`;
 }
 

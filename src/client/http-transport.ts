@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
 import { asClientError, BusyError, NetworkError, UnreachableError } from './client-errors.js';
+import { openEngine, type EngineKind, type HttpEngine, type Response } from './http-engine.js';
 import { DEFAULT_MAX_BUSY_WAIT_MS, RequestPacer } from './request-pacing.js';
 import { errorCodeOf, readMessage } from './answer-error.js';
 
@@ -18,6 +18,8 @@ export interface TransportOptions {
   readonly maxBusyWaitMs?: number;
   /** Give up on the service after connections fail in a row (see connectionFailed); default true. */
   readonly failFast?: boolean;
+  /** What sends the requests (http-engine.ts): undici by default, node:http for a command of a few requests. */
+  readonly engine?: EngineKind;
 }
 
 /** Failures that mean nothing answers at the address (rather than a service that failed). */
@@ -29,12 +31,13 @@ const UNREACHABLE_AFTER_MS = 5_000;
 /** Once given up on, requests fail at once for this long; then one is let through to try again. */
 const UNREACHABLE_FOR_MS = 30_000;
 
-export type Response = Dispatcher.ResponseData;
+export type { Response };
 
 export interface OutboundRequest {
   readonly method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
   readonly headers?: Record<string, string>;
-  readonly body?: Readable | string;
+  /** A string is sent again after a 429's wait; a file's bytes (a stream, or a small file's buffer) are not (see send). */
+  readonly body?: Readable | string | Buffer;
   /** Aborts the request (and its answer's body). */
   readonly signal?: AbortSignal;
 }
@@ -45,7 +48,8 @@ export interface OutboundRequest {
  * calls only. Any failure to get an answer becomes a NetworkError.
  */
 export class Transport {
-  private readonly agent: Agent;
+  /** Loaded on the first request: a command that sends none never loads an HTTP client. */
+  private engine: Promise<HttpEngine> | undefined;
   readonly baseUrl: string;
   readonly pacer: RequestPacer;
   /** Connection failures since the last answer, and when the first of them happened. */
@@ -57,11 +61,11 @@ export class Transport {
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.pacer = options.pacer ?? new RequestPacer();
-    this.agent = new Agent({
-      connect: { timeout: options.connectTimeoutMs },
-      headersTimeout: options.idleTimeoutMs,
-      bodyTimeout: options.idleTimeoutMs,
-    });
+  }
+
+  private http(): Promise<HttpEngine> {
+    const { connectTimeoutMs, idleTimeoutMs } = this.options;
+    return (this.engine ??= openEngine(this.options.engine ?? 'undici', { connectTimeoutMs, idleTimeoutMs }));
   }
 
   /** GET `<base><pathAndQuery>` with the key; `extra` headers replace the defaults (e.g. Accept). */
@@ -93,6 +97,7 @@ export class Transport {
    */
   private async send(url: string, req: OutboundRequest): Promise<Response> {
     const what = `${req.method ?? 'GET'} ${redact(url)}`;
+    // A file's bytes (stream or buffer) start the operation again with a fresh address, as before.
     const replayable = req.body === undefined || typeof req.body === 'string';
     for (let waited = 0; ; ) {
       if (this.unreachable && Date.now() - this.unreachableSince < UNREACHABLE_FOR_MS) throw this.unreachable;
@@ -100,10 +105,10 @@ export class Transport {
       if (this.unreachable) this.failuresInARow = UNREACHABLE_AFTER_FAILURES - 1;
       this.unreachable = undefined;
       await this.pacer.ready(req.signal);
+      const engine = await this.http();
       let res: Response;
       try {
-        res = await request(url, {
-          dispatcher: this.agent,
+        res = await engine.request(url, {
           method: req.method ?? 'GET',
           headers: req.headers ?? {},
           body: req.body ?? null,
@@ -150,7 +155,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await (await this.engine)?.close();
   }
 }
 

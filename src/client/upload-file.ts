@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { pipeline, Transform } from 'node:stream';
+import { readFile, stat } from 'node:fs/promises';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { requestUploadAddress } from './api-calls.js';
 import { ConflictError, ContentConflictError, LocalFileError } from './client-errors.js';
 import type { ClientContext, ProgressListener } from './client-context.js';
@@ -98,7 +98,7 @@ async function sendFile(
         // If-None-Match: * makes the store refuse to replace an object (S3 conditional write;
         // required by an S3 store configured with conditionalPut=required, see docs/deploy.md).
         headers: { 'content-length': String(size), 'if-none-match': '*' },
-        body: meteredFile(localFile, size, options.onProgress),
+        body: await meteredFile(localFile, size, options.onProgress),
       });
       if (res.statusCode >= 300) throw await answerError('transfer', res);
       await discard(res);
@@ -119,10 +119,23 @@ async function fileSize(file: string): Promise<number> {
   }
 }
 
+/**
+ * Files up to this size are read whole and sent as one buffer: one read, no stream, no meter
+ * per file. For a few KiB that is most of the client's work per file (bench/client-scale.ts,
+ * docs/performance.md "Clients at scale"); progress then jumps from 0 to the whole file.
+ */
+const READ_WHOLE_BYTES = 64 * 1024;
+
 /** The file's bytes, reporting progress as they go out. */
-function meteredFile(file: string, size: number, onProgress: ProgressListener | undefined) {
-  let sent = 0;
+async function meteredFile(file: string, size: number, onProgress: ProgressListener | undefined): Promise<Readable | Buffer> {
   onProgress?.(0, size);
+  if (size <= READ_WHOLE_BYTES) {
+    const bytes = await readFile(file);
+    if (bytes.length !== size) throw new LocalFileError(`${file} changed while it was being uploaded (${size} bytes, now ${bytes.length}); upload it again.`);
+    onProgress?.(size, size);
+    return bytes;
+  }
+  let sent = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       sent += chunk.length;

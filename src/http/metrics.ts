@@ -53,6 +53,13 @@ function label(value: string): string {
 /** How often a scrape may count the catalog's records anew; between, the last count is answered. */
 export const CATALOG_COUNT_EVERY_MS = 60_000;
 
+/**
+ * How long one check of the dependencies stands: scrapes within it answer its result instead of
+ * pinging the catalog and the store again (several Prometheus servers, or a dashboard, scrape
+ * every instance). Short, so that an outage shows within a scrape interval or two.
+ */
+export const DEPENDENCIES_EVERY_MS = 5_000;
+
 async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sdc_' });
@@ -79,16 +86,19 @@ async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Pro
   });
   new Gauge({
     name: 'sdc_dependency_up',
-    help: 'Whether the catalog and the object store answered this scrape (1) or not (0)',
+    help: `Whether the catalog and the object store answered their last check (1) or not (0), checked at most every ${DEPENDENCIES_EVERY_MS / 1000} s`,
     labelNames: ['dependency'],
     registers: [registry],
     async collect() {
-      const results = await checkDependencies(ctx);
+      // Scrapes at once, or within DEPENDENCIES_EVERY_MS of a check, share that check.
+      if (Date.now() - checked.at >= DEPENDENCIES_EVERY_MS) checked = { at: Date.now(), results: checkDependencies(ctx) };
+      const results = await checked.results;
       this.set({ dependency: 'catalog' }, results.catalog === 'ok' ? 1 : 0);
       this.set({ dependency: 'store' }, results.store === 'ok' ? 1 : 0);
     },
   });
   const counted = { at: -Infinity, files: 0 };
+  let checked: { at: number; results: ReturnType<typeof checkDependencies> } = { at: -Infinity, results: Promise.resolve({ catalog: 'ok', store: 'ok' }) };
 
   const routes: RouteCounts[] = [];
   // route -> method -> counts: the route pattern is the same string each time, so no key is built per request.

@@ -8,6 +8,7 @@ import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { storedMediaType } from '../wire/media-type.js';
 import { sendError } from './error-answer.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
+import type { SignatureCheck } from '../store/local/url-signer.js';
 import { partSubject } from '../store/local/local-multipart.js';
 
 interface StoreQuery {
@@ -30,6 +31,29 @@ function strongEtag(etag: string): string {
   return etag.startsWith('W/') ? etag.slice(2) : etag;
 }
 
+/** Each request's signature verdict, decided once (a request is never checked twice: HMACs cost). */
+const verdicts = new WeakMap<FastifyRequest, SignatureCheck>();
+
+/**
+ * The verdict on a request to a signed store address: its signature for that method and key
+ * (or that part of a multipart upload) holds, has expired, or does not hold. Decided on first
+ * asking and kept with the request, so the rate limit's exemption (validlySigned) and the
+ * route that authorizes the request share one HMAC check.
+ */
+function signatureVerdict(signer: UrlSigner, request: FastifyRequest): SignatureCheck {
+  let verdict = verdicts.get(request);
+  if (verdict !== undefined) return verdict;
+  const key = (request.params as Record<string, string> | undefined)?.['*'] ?? '';
+  const { expires, signature, uploader, uploadId, partNumber = '' } = (request.query ?? {}) as StoreQuery;
+  if (request.method === 'PUT' && uploadId !== undefined) {
+    verdict = /^\d{1,5}$/.test(partNumber) ? signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature) : 'invalid';
+  } else {
+    verdict = signer.check(request.method === 'PUT' ? 'PUT' : 'GET', key, expires, signature, { uploader });
+  }
+  verdicts.set(request, verdict);
+  return verdict;
+}
+
 /**
  * True for a request to a signed store address whose signature holds (the address of a
  * file or of a part). The rate limit lets these through uncounted: the API request that
@@ -38,16 +62,8 @@ function strongEtag(etag: string): string {
  * measurements are in docs/client.md, "Pacing"). A bad signature is counted as usual.
  */
 export function validlySigned(signer: UrlSigner) {
-  return (request: FastifyRequest): boolean => {
-    if ((request.routeOptions.config as { access?: string } | undefined)?.access !== 'signed') return false;
-    const key = (request.params as Record<string, string> | undefined)?.['*'] ?? '';
-    const { expires, signature, uploader, uploadId, partNumber = '' } = (request.query ?? {}) as StoreQuery;
-    if (request.method === 'PUT' && uploadId !== undefined) {
-      return /^\d{1,5}$/.test(partNumber) && signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature) === 'valid';
-    }
-    const method = request.method === 'PUT' ? 'PUT' : 'GET';
-    return signer.check(method, key, expires, signature, { uploader }) === 'valid';
-  };
+  return (request: FastifyRequest): boolean =>
+    (request.routeOptions.config as { access?: string } | undefined)?.access === 'signed' && signatureVerdict(signer, request) === 'valid';
 }
 
 /**
@@ -76,10 +92,9 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     };
 
     /** The key the address names, once its signature is checked; else the reply is sent. */
-    const authorize = (request: FastifyRequest, reply: FastifyReply, method: 'GET' | 'PUT'): string | undefined => {
+    const authorize = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
       const key = (request.params as Record<string, string>)['*'] ?? '';
-      const { expires, signature, uploader } = request.query as StoreQuery;
-      const verdict = signer.check(method, key, expires, signature, { uploader });
+      const verdict = signatureVerdict(signer, request);
       if (verdict !== 'valid') {
         void refuse(request, reply, verdict === 'expired' ? SIGNATURE_EXPIRED.create() : SIGNATURE_MISMATCH.create());
         return undefined;
@@ -108,10 +123,8 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     /** PUT of one part of a multipart upload: stored with the upload, answered with its ETag. */
     const putPart = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       const key = (request.params as Record<string, string>)['*'] ?? '';
-      const { expires, signature, uploadId = '', partNumber = '' } = request.query as StoreQuery;
-      const verdict = /^\d{1,5}$/.test(partNumber)
-        ? signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature)
-        : 'invalid';
+      const { uploadId = '', partNumber = '' } = request.query as StoreQuery;
+      const verdict = signatureVerdict(signer, request);
       if (verdict !== 'valid') {
         return refuse(request, reply, verdict === 'expired' ? SIGNATURE_EXPIRED.create() : SIGNATURE_MISMATCH.create());
       }
@@ -124,7 +137,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
 
     app.put('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       if ((request.query as StoreQuery).uploadId !== undefined) return putPart(request, reply);
-      const key = authorize(request, reply, 'PUT');
+      const key = authorize(request, reply);
       if (key === undefined) return reply;
       const body = (request.body as Readable | undefined) ?? request.raw;
       const uploader = (request.query as StoreQuery).uploader;
@@ -152,7 +165,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
     });
 
     app.get('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
-      const key = authorize(request, reply, 'GET');
+      const key = authorize(request, reply);
       if (key === undefined) return reply;
       // Never served through a symbolic link planted in the store (send would follow it).
       if (store.linkOn(key) !== undefined) {

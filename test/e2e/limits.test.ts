@@ -1,8 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadServerConfig } from '../../src/config.js';
+import { UrlSigner } from '../../src/store/local/url-signer.js';
 import { SAMPLE_PATH, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const LIMIT = 1000;
@@ -142,6 +143,21 @@ describe('limits', () => {
     expect(refused.status).toBe(403);
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
     expect((await fetch(forged)).status).toBe(429);
+  });
+
+  it('checks a signed store request\'s signature once, for the rate limit and the route alike', async () => {
+    server = await startTestServer({ rateLimit: '100' });
+    const address = await uploadAddress(server);
+    const checks = vi.spyOn(UrlSigner.prototype, 'check');
+    try {
+      expect((await fetch(address, { method: 'PUT', body: 'signed bytes' })).status).toBe(200);
+      const forged = new URL(address);
+      forged.searchParams.set('signature', '0'.repeat(64));
+      expect((await fetch(forged, { method: 'PUT', body: 'forged bytes' })).status).toBe(403);
+      expect(checks).toHaveBeenCalledTimes(2);
+    } finally {
+      checks.mockRestore();
+    }
   });
 
   it('refuses malformed limit settings with a message naming the variable', () => {

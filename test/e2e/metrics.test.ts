@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SAMPLE_PATH, startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
 /** The value of one sample line of the Prometheus text format, 0 when absent. */
@@ -45,5 +45,23 @@ describe('/metrics', () => {
     expect(sample(text, 'sdc_api_key_failures_total{reason="refused"}')).toBe(1);
     expect(sample(text, 'sdc_catalog_files')).toBe(1);
     expect(sample(text, 'sdc_process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('says whether the catalog and the store answer, pinging them once for scrapes close together', async () => {
+    const catalogPings = vi.spyOn(server.ctx.catalog, 'ping');
+    const storePings = vi.spyOn(server.ctx.store, 'ping');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const text = await (await fetch(`${server.url}/metrics`)).text();
+        expect(sample(text, 'sdc_dependency_up{dependency="catalog"}')).toBe(1);
+        expect(sample(text, 'sdc_dependency_up{dependency="store"}')).toBe(1);
+      }
+      // The first test's scrape may have checked already: at most one check among these three.
+      expect(catalogPings.mock.calls.length).toBeLessThanOrEqual(1);
+      expect(storePings.mock.calls.length).toBe(catalogPings.mock.calls.length);
+    } finally {
+      catalogPings.mockRestore();
+      storePings.mockRestore();
+    }
   });
 });

@@ -11,6 +11,7 @@ import type { CatalogDatabase } from '../schema.js';
 import { SqlCatalog } from '../sql-catalog.js';
 import { insertManyUnnest } from './postgres-bulk-insert.js';
 import { postgresBulkLoad } from './postgres-bulk-load.js';
+import { budgetedQueries, readBudgetOf } from './postgres-read-budget.js';
 import { PostgresKeyStore } from './postgres-key-store.js';
 import { named } from './postgres-statements.js';
 import { parsePostgresUrl, redactPassword } from './postgres-url.js';
@@ -38,13 +39,15 @@ export interface PostgresCatalogOptions {
 }
 
 /**
- * The catalog on PostgreSQL: a pg pool, shared by Kysely (writes) and the reads. The
+ * The catalog on PostgreSQL: a pg pool for Kysely (writes) and a budgeted one for the reads. The
  * schema is created if missing and migrated on open; Kysely's migrator takes an
  * advisory lock, so instances starting together migrate once.
  */
 export async function openPostgresCatalog(url: string, options: PostgresCatalogOptions = {}): Promise<PostgresCatalog> {
-  const { connectionString, schema } = parsePostgresUrl(url);
-  const pool = new pg.Pool({
+  const location = parsePostgresUrl(url);
+  const { schema } = location;
+  const { budgetMs, connectionString } = readBudgetOf(location.connectionString);
+  const config: pg.PoolConfig = {
     connectionString,
     // Every connection resolves table names in the configured schema only.
     options: `-c search_path=${schema}`,
@@ -54,27 +57,37 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     // A connection whose peer vanished (failover, a cut proxy) is found by the kernel, not by the next query.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-  });
+  };
+  // Two pools: the reads run with a statement budget (postgres-read-budget.ts); Kysely (writes,
+  // leases, migrations), batched inserts and COPY loads without one, so none is cut half way.
+  const pool = new pg.Pool(config);
+  const reads = new pg.Pool({ ...config, options: `${config.options} -c statement_timeout=${budgetMs}` });
   // Without a listener, a connection's network error is an unhandled 'error' event, which ends the
   // process. pg-pool listens on idle clients only ('error' on the pool); a client that is checked
   // out (a transaction, a lease, a COPY) has no listener until it is released. So every
   // client gets one of its own when it connects: the error fails the operation in flight (pg
   // rejects its promise), and the pool drops the broken client when it is released.
-  pool.on('error', (err) => options.onPoolError?.(err));
-  pool.on('connect', (client) => {
-    client.on('error', (err) => options.onPoolError?.(err));
-  });
+  for (const each of [pool, reads]) {
+    each.on('error', (err) => options.onPoolError?.(err));
+    each.on('connect', (client) => {
+      client.on('error', (err) => options.onPoolError?.(err));
+    });
+  }
+  // Kysely's destroy ends its pool; the reads' pool is ended with it.
   const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const close = async () => {
+    await Promise.all([db.destroy(), reads.end()]);
+  };
   try {
     await createSchema(db, schema);
     // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
     const applied = await migrateRetryingOthersDrops(db as Kysely<unknown>, schema);
     options.onMigrated?.(applied);
   } catch (err) {
-    await db.destroy();
+    await close();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
-  return new PostgresCatalog(db, pool, () => db.destroy());
+  return new PostgresCatalog(db, budgetedQueries(pool, reads), close);
 }
 
 /** Kysely's migration table: present once a catalog has been created (by a server, `sdc migrate` or `--create`). */

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { Client } from '../client.js';
+import type { EngineKind } from '../http-engine.js';
 import { ClientConfigError, DEFAULT_URL, loadClientConfig, type ClientConfig, type ClientSettings } from '../client-config.js';
 import { envPrefix } from '../data-dir-paths.js';
 import { loadMissionConfig } from '../../mission/index.js';
@@ -49,7 +50,7 @@ export function openClient(
   cmd: Command,
   flags: ClientFlags,
   onMessage: (line: string) => void,
-  { failFast = true }: { failFast?: boolean } = {},
+  { failFast = true, engine }: { failFast?: boolean; engine?: EngineKind } = {},
 ): { config: ClientConfig; client: Client } {
   let config: ClientConfig;
   try {
@@ -66,6 +67,7 @@ export function openClient(
     retry: { retries: flags.retries },
     idleTimeoutMs: flags.timeout * 1000,
     failFast,
+    engine,
     // Said even with --quiet: a run that slows down for a minute must say why.
     onPause: (waitMs, reason) => onMessage(`sdc ${cmd.name()}: ${reason}; all requests wait ${Math.ceil(waitMs / 1000)} s, then go on`),
     onRetry: flags.quiet

@@ -69,7 +69,8 @@ Examples:
     .action(async (flags: QueryFlags, command: Command) => {
       const message = (line: string) => process.stderr.write(`${line}\n`);
       const output = flags.format ?? flags.output;
-      const { client } = openClient(command, flags, message);
+      // A few requests: node:http, which loads in a fraction of undici's import (http-engine.ts).
+      const { client } = openClient(command, flags, message, { engine: 'node' });
       const query = { ...filterFrom(flags), sort: flags.sort as QuerySort | undefined, cursor: flags.cursor };
       try {
         if (output === 'metalink') {
