@@ -2,7 +2,7 @@ import { SPEC_RECORD_FIELDS, isCalendarDate, isoDay, isVersion, missionExtension
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
- * A validated query (interface spec 4.3, plus the additive harvesting parameters).
+ * A validated query (docs/api.md, The three endpoints, plus the additive harvesting parameters).
  * Parsing and validating the query string lives here once, for every catalog adapter.
  */
 export interface QueryFilter {
@@ -52,7 +52,7 @@ export type FilterResult =
   | { readonly ok: true; readonly filter: QueryFilter; readonly options: QueryOptions; readonly format?: QueryFormat }
   | { readonly ok: false; readonly message: string };
 
-/** Interface spec 7.3. */
+/** docs/api.md, Error codes. */
 export function unknownParameterMessage(name: string): string {
   return `${name} is not a valid query parameter. Valid parameters are: ${ALL_QUERY_PARAMETERS.join(', ')}`;
 }

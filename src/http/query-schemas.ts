@@ -22,7 +22,7 @@ const PAGE_HEADERS = {
   Link: { type: 'string', description: 'With limit, when another page follows: `<url>; rel="next"`.' },
 } as const;
 
-/** The filters of spec 4.3 and the additive ones: what /query and /events both take. */
+/** The filters of GET /query (docs/api.md, The three endpoints) and the additive ones: what /query and /events both take. */
 function filterProperties(mission: MissionConfig) {
   return {
     file_path: { type: 'string', description: `Stored path or file name. ${ANY}`, examples: [exampleStoredPath(mission)] },

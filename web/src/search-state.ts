@@ -1,7 +1,7 @@
 import { apiDate, isoDate } from './format.js';
 import { missionExtensions, type MissionConfig } from './mission.js';
 
-/** The form's fields: the filters of GET /query (interface spec 4.3 and docs/query.md), same names. */
+/** The form's fields: the filters of GET /query (docs/api.md, The three endpoints, and docs/query.md), same names. */
 export const SEARCH_FIELDS = [
   'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension',
   'ingestion_start_date', 'ingestion_end_date', 'overlap',
