@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /**
- * Server configuration (DESIGN 8): environment variables, each overridable by a flag
+ * Server configuration (docs/deploy.md, Variables): environment variables, each overridable by a flag
  * of `sdc serve`. Validated once, frozen, then passed down.
  */
 export interface ServerConfig {

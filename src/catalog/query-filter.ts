@@ -3,7 +3,7 @@ import { isQueryParameter, QUERY_FORMATS, QUERY_PARAMETER_ORDER, QUERY_PARAMETER
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
- * A validated query (interface spec 4.3, plus the additive harvesting parameters).
+ * A validated query (docs/api.md, The three endpoints, plus the additive harvesting parameters).
  * Parsing and validating the query string lives here once, for every catalog adapter.
  */
 export interface QueryFilter {

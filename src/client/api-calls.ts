@@ -6,7 +6,7 @@ import type { ClientContext } from './client-context.js';
 import { answerError, discard, encodePath, readMessage } from './http-transport.js';
 
 /**
- * The three endpoints of interface spec 4, one attempt each; callers decide what to
+ * The three endpoints (docs/api.md, The three endpoints), one attempt each; callers decide what to
  * retry. Every non-success becomes the typed error for its status, with the server's text.
  */
 

@@ -2,7 +2,7 @@ import { QUERY_PARAMETER_ORDER, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordFi
 
 /**
  * What the query endpoint answers, as the client sees it on the wire: the fields of
- * interface spec 2.3, then what this archive adds (a spec-only server may leave them out).
+ * docs/api.md, The record, then what this archive adds (a spec-only server may leave them out).
  * Defined once, in src/wire/record.ts, for the server, the SDK, the CLI and the portal.
  */
 export type ArchiveRecord = WireRecord;
@@ -16,7 +16,7 @@ export const ALL_FIELDS = RECORD_FIELDS;
 export type { RecordField };
 
 /**
- * Filters of a query (interface spec 4.3, plus the archive's additive ones); the live
+ * Filters of a query (docs/api.md, The three endpoints, plus the archive's additive ones); the live
  * feed takes the same. The server validates the values and says what it expected.
  */
 export interface QueryFilter extends Partial<Record<SpecRecordField, string>> {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { loadMissionConfig, type MissionConfig } from '../mission/index.js';
 import { envPrefix } from './data-dir-paths.js';
 
-/** Flags of the client commands that override the environment (DESIGN 8). */
+/** Flags of the client commands that override the environment (docs/client.md, Configuration). */
 export interface ClientSettings {
   readonly url?: string;
   readonly dataDir?: string;

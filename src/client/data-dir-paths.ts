@@ -9,7 +9,7 @@ import {
 import { InvalidNameError, LocalFileError } from './client-errors.js';
 
 /**
- * The local data directory mirrors the archive (interface spec 2.2, 4.1): a file's
+ * The local data directory mirrors the archive (docs/api.md, File names and stored paths; The three endpoints): a file's
  * place under it is its stored path.
  */
 export interface UploadTarget {
@@ -51,7 +51,7 @@ export function localPathOf(dataDir: string, stored: string): string {
   return join(resolve(dataDir), ...stored.split('/'));
 }
 
-/** `imap` -> `IMAP`: the prefix of the mission's client variables (DESIGN 8). */
+/** `imap` -> `IMAP`: the prefix of the mission's client variables (docs/client.md, Configuration). */
 export function envPrefix(mission: MissionConfig): string {
   return mission.name.toUpperCase().replace(/-/g, '_');
 }

@@ -38,7 +38,7 @@ export interface UploadResult {
 }
 
 /**
- * Uploads one file (interface spec 4.1): local checks first (no request for a file the
+ * Uploads one file (docs/api.md, The three endpoints): local checks first (no request for a file the
  * server would refuse by name), then GET /upload for a signed address and a streamed PUT
  * of the bytes. A network failure or 5xx starts again with a fresh address. If a retry
  * meets 409 after a PUT that may have landed, the archive's SHA-256 decides whether

@@ -1,6 +1,6 @@
 /**
  * A server error: a stable code (`SDC_...`) clients and logs can match on, the HTTP status
- * it is answered with, and the message (interface spec 7.1-7.3 where the spec fixes it).
+ * it is answered with, and the message (where docs/api.md fixes it: File names and stored paths; Error codes).
  * Every kind is declared once (server-errors.ts); one renderer turns it into an answer
  * (http/error-answer.ts), whichever carrier runs the app.
  */

@@ -8,13 +8,13 @@ import { declareError } from './server-error.js';
  * the caller through INVALID_NAME. docs/api.md lists the codes.
  */
 
-// --- Upload (spec 4.1, 7.1) ---
+// --- Upload (docs/api.md, The three endpoints; File names and stored paths) ---
 /** A naming rule failed: the text of mission/naming-errors.ts says which. */
 export const INVALID_NAME = declareError('SDC_INVALID_NAME', 400, (ruleMessage: string) => ruleMessage);
 /** The text is the mission's (the client's pre-checks say the same). */
 export const WRONG_DIRECTORY = declareError('SDC_WRONG_DIRECTORY', 400, wrongDirectoryMessage);
 export const ALREADY_EXISTS = declareError('SDC_ALREADY_EXISTS', 409, (path: string) => `${path} already exists.`);
-/** Earlier form's upload 400 (spec 7.1, last line), with the rule that failed. */
+/** Earlier form's upload 400 (docs/api.md, Earlier form (`/v0`)), with the rule that failed. */
 export const PRESIGN_REFUSED = declareError(
   'SDC_PRESIGN_REFUSED',
   400,
@@ -43,7 +43,7 @@ export const OUT_OF_SPACE = declareError(
   (path: string) => `The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`,
 );
 
-// --- Download (spec 4.2, 7.2) ---
+// --- Download (docs/api.md, The three endpoints; Error codes) ---
 export const NO_FILE_IN_PATH = declareError(
   'SDC_NO_FILE_IN_PATH',
   400,
@@ -55,7 +55,7 @@ export const FILE_NOT_FOUND = declareError(
   (requested: string, exampleStoredPath: string) =>
     `File not found: ${requested}. Please include the full path to the file, e.g. /download/${exampleStoredPath}`,
 );
-/** Earlier form's download 400 (spec 7.2, last line), with the rule that failed. */
+/** Earlier form's download 400 (docs/api.md, Earlier form (`/v0`)), with the rule that failed. */
 export const NOT_OBJECT_STORE_URI = declareError(
   'SDC_NOT_OBJECT_STORE_URI',
   400,
@@ -70,8 +70,8 @@ export const SIGNATURE_MISMATCH = declareError(
 export const NOT_A_STORED_PATH = declareError('SDC_NOT_A_STORED_PATH', 400, (key: string) => `Not a stored path: ${key}`);
 export const FILE_UNREADABLE = declareError('SDC_FILE_UNREADABLE', 500, () => 'The file could not be read.');
 
-// --- Query, coverage and the feed (spec 4.3, 7.3) ---
-/** A filter refused by catalog/query-filter.ts (spec 7.3 and the filters' own rules): its text says which. */
+// --- Query, coverage and the feed (docs/api.md, The three endpoints; Error codes) ---
+/** A filter refused by catalog/query-filter.ts (docs/api.md, Error codes and the filters' own rules): its text says which. */
 // Uploads in parts (POST/GET/DELETE /uploads/{path}).
 export const MULTIPART_NOT_OFFERED = declareError(
   'SDC_MULTIPART_NOT_OFFERED',

@@ -7,8 +7,8 @@ import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-rout
 export { queryPairs } from './envelope-route.js';
 
 /**
- * The three endpoints of interface spec 4, current form, at the root; and the earlier
- * form's upload address `/upload/science/{path}` as an alias (DESIGN 4), since it
+ * The three endpoints (docs/api.md, The three endpoints), current form, at the root; and the earlier
+ * form's upload address `/upload/science/{path}` as an alias (docs/api.md, The two forms), since it
  * collides with nothing. `/download/` takes a bare file name as it is.
  */
 export function apiRoutes(ctx: ServiceContext) {

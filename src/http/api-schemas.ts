@@ -24,7 +24,7 @@ export const jsonString = (description: string, example: string) => ({
 });
 
 /**
- * The record a query answers (spec 2.3), plus what the archive knows of the bytes: every
+ * The record a query answers (docs/api.md, The record), plus what the archive knows of the bytes: every
  * field of the wire record (src/wire/record.ts), in its order, with the mission's values.
  */
 export function fileRecordSchema(mission: MissionConfig) {
@@ -51,7 +51,7 @@ export function fileRecordSchema(mission: MissionConfig) {
   return {
     $id: FILE_RECORD_ID,
     type: 'object',
-    description: `Metadata of one stored file (interface spec 2.3), then ${ARCHIVE_RECORD_FIELDS.join(', ')}.`,
+    description: `Metadata of one stored file (docs/api.md, The record), then ${ARCHIVE_RECORD_FIELDS.join(', ')}.`,
     properties,
     required: [...SPEC_RECORD_FIELDS],
   } as const;
@@ -77,7 +77,7 @@ export function uploadSchema(mission: MissionConfig, form: 'current' | 'earlier'
     response: {
       200: jsonString('The signed PUT address.', `https://data.example.org/store/${path}?expires=1767225600&signature=...`),
       400: form === 'current'
-          ? text('The name breaks a naming rule (spec 7.1); the text says which.', refusal)
+          ? text('The name breaks a naming rule (docs/api.md, File names and stored paths); the text says which.', refusal)
           : text('No pre-signed address: the name breaks a naming rule; the text says which.', messages.presignRefused(refusal)),
       409: text('The file is already stored.', messages.alreadyExists(path)),
       ...keyResponses(mission),

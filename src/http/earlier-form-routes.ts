@@ -5,7 +5,7 @@ import { querySchema } from './query-schemas.js';
 import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-route.js';
 
 /**
- * The earlier form of the API (interface spec, end of 4.3; DESIGN 4), registered under
+ * The earlier form of the API (docs/api.md, Earlier form (`/v0`)), registered under
  * the prefix `/v0`: the same operations, re-presented by src/service/earlier-form.ts.
  */
 export function earlierFormRoutes(ctx: ServiceContext) {

@@ -14,7 +14,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = ERROR_TEXT_TYPE;
 
 /**
- * Envelope -> HTTP answer (DESIGN 3), the one place the rule lives, pure:
+ * Envelope -> HTTP answer (docs/api.md, How the endpoints map to HTTP), the one place the rule lives, pure:
  * status = statusCode, envelope headers applied; records stream in the representation
  * their Content-Type names (record-formats.ts); other objects are JSON-encoded; a
  * string (whole or streamed) is JSON-encoded when the answer is JSON (a success, or

@@ -5,7 +5,7 @@ import { renderEnvelope } from './envelope-render.js';
 
 /**
  * Envelope -> Fastify response, by the one rule in envelope-render.ts. CORS headers are
- * the HTTP layer's policy (cors.ts, SDC_CORS_ORIGIN), so the envelope's own (spec 4.3:
+ * the HTTP layer's policy (cors.ts, SDC_CORS_ORIGIN), so the envelope's own (docs/api.md, How the endpoints map to HTTP:
  * `*`, the default policy) are left to it.
  */
 export function sendEnvelope(reply: FastifyReply, envelope: Envelope): FastifyReply | Promise<FastifyReply> {

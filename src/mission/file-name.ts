@@ -2,7 +2,7 @@ import { isCalendarDate } from './calendar-date.js';
 import { extensionFor, type MissionConfig } from './mission-config.js';
 import { namingMessage, type NamingRule } from './naming-errors.js';
 
-/** The seven elements and extension of a science file name (interface spec 2.1). */
+/** The seven elements and extension of a science file name (docs/api.md, File names and stored paths). */
 export interface ScienceFileName {
   readonly fileName: string;
   readonly mission: string;
@@ -28,7 +28,7 @@ const SHAPE = /^([A-Za-z0-9-]+)_([A-Za-z0-9-]+)_([A-Za-z0-9-]+)_([A-Za-z0-9-]+)_
 const VERSION = /^v\d{2}-\d{2}$/;
 
 /**
- * Parses and validates a file name, checking the rules in the order of spec 7.1
+ * Parses and validates a file name, checking the rules in the order of the naming table (docs/api.md, File names and stored paths)
  * and reporting the first that fails.
  */
 export function parseFileName(fileName: string, mission: MissionConfig): ParseResult {

@@ -14,7 +14,7 @@ export interface MissionConfig {
   readonly defaultExtension: string;
 }
 
-/** The spec's mission (interface spec 2.1). */
+/** The spec's mission (docs/api.md, File names and stored paths). */
 export const IMAP_MISSION: MissionConfig = Object.freeze({
   name: 'imap',
   instruments: Object.freeze([

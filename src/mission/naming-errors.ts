@@ -2,7 +2,7 @@ import { calendarProblem } from './calendar-date.js';
 import { extensionFor, type MissionConfig } from './mission-config.js';
 
 /**
- * The messages of interface spec 7.1, one per rule, in the table's order.
+ * The messages of the naming table (docs/api.md, File names and stored paths), one per rule, in its order.
  * Every caller (server upload, download, CLI pre-checks) takes them from here. Where the
  * spec's text could send a reader the wrong way, a hint follows it: the mission this service
  * serves; a date in the right format that does not exist. `value` is the element that failed.

@@ -1,7 +1,7 @@
 import type { ScienceFileName } from './file-name.js';
 
 /**
- * Canonical stored path of a file (interface spec 2.2):
+ * Canonical stored path of a file (docs/api.md, File names and stored paths):
  * `<mission>/<instrument>/<datalevel>/<YYYY>/<MM>/<file name>`, year and month of the start date.
  */
 export function storedPath(name: ScienceFileName): string {

@@ -8,7 +8,7 @@ import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
- * GET /download/{path} (interface spec 4.2): full stored path or bare file name ->
+ * GET /download/{path} (docs/api.md, The three endpoints): full stored path or bare file name ->
  * 302 to a signed, followable address of the bytes. Answered at once when the catalog and
  * the store answer at once (maybe-async.ts).
  */

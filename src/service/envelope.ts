@@ -1,7 +1,7 @@
 import { ERROR_CODE_HEADER, type ServerError } from '../errors/index.js';
 
 /**
- * The response envelope of interface spec 2.4: what every service operation returns,
+ * The response envelope (docs/api.md, How the endpoints map to HTTP): what every service operation returns,
  * whatever carries it (Fastify, API Gateway).
  */
 export interface Envelope {
@@ -32,7 +32,7 @@ export function isRecordStream(body: Envelope['body']): body is AsyncIterable<un
   return typeof body === 'object' && body !== null && Symbol.asyncIterator in body && !(body instanceof TextStream);
 }
 
-/** The headers of interface spec 4.3, on every query answer. */
+/** The headers of every query answer (docs/api.md, How the endpoints map to HTTP). */
 export const QUERY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Type': 'application/json',
   'Access-Control-Allow-Origin': '*',
@@ -41,7 +41,7 @@ export const QUERY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 /**
  * A declared error as an envelope: its status, its text as the body, its code in
  * X-Error-Code (errors/server-error.ts). `headers` carries what the answer's kind needs
- * besides (the query's Content-Type, so its 400 is a JSON string as spec 4.3 has it).
+ * besides (the query's Content-Type, so its 400 is a JSON string (docs/api.md, The three endpoints)).
  */
 export function failure(error: ServerError, headers: Readonly<Record<string, string>> = {}): Envelope {
   return { statusCode: error.statusCode, headers: { ...headers, ...error.headers, [ERROR_CODE_HEADER]: error.code }, body: error.message };

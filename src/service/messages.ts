@@ -12,7 +12,7 @@ import {
 export { exampleStoredPath };
 
 /**
- * The service's messages (interface spec 4.1, 7.2) as texts, for the API description's
+ * The service's messages (docs/api.md, The three endpoints; Error codes) as texts, for the API description's
  * examples: each is the template of its declared error (errors/server-errors.ts), where
  * the text and its status live. The naming rules' messages (7.1) live in
  * mission/naming-errors.ts and the query's (7.3) in catalog/query-filter.ts.

@@ -15,7 +15,7 @@ export interface QueryRequestInfo {
 }
 
 /**
- * GET /query (interface spec 4.3): records matching the filter, ordered by file_path
+ * GET /query (docs/api.md, The three endpoints): records matching the filter, ordered by file_path
  * (or `sort`), streamed a page at a time; 400 with a message for anything malformed.
  * Records carry the spec's fields (2.3) first, then ingestion_date, size and sha256.
  * With `limit`, one page is answered, with X-Total-Count and a Link to the next page.

@@ -8,7 +8,7 @@ import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
- * GET /upload/{path} (interface spec 4.1): checks the name, refuses a file that is
+ * GET /upload/{path} (docs/api.md, The three endpoints): checks the name, refuses a file that is
  * stored or indexed (409), else hands out a signed PUT address. Reserves nothing:
  * the store's write refuses a second copy, whoever asked first. `uploader`, the
  * caller's API key name, is bound into the address and kept in the record. Answered at

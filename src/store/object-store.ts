@@ -83,7 +83,7 @@ export interface PromoteOptions {
 }
 
 /**
- * The object store port. Keys are canonical stored paths (interface spec 2.2); the
+ * The object store port. Keys are canonical stored paths (docs/api.md, File names and stored paths); the
  * service never builds one from client input without parsing the name first.
  */
 export interface ObjectStore {

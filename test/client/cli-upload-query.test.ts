@@ -114,7 +114,7 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
     expect(result.stderr).toContain('sdc upload: 2 failed');
   });
 
-  it('takes a relative path from the data directory when the working directory has no such file (spec 4.1)', async () => {
+  it('takes a relative path from the data directory when the working directory has no such file (docs/api.md, The three endpoints)', async () => {
     const path = 'imap/hit/l1/2024/03/imap_hit_l1_sci_20240301_20240301_v00-01.cdf';
     await writeTree(ctx.dataDir, { [path]: Buffer.from('from the data directory') });
     const result = await runCli(['upload', '--data-dir', ctx.dataDir, path], { cwd: ctx.world.scratch, env: ctx.world.env });

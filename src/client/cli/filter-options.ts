@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { QueryFilter } from '../archive-record.js';
 
 /**
- * Flag -> query parameter (interface spec 4.3, plus the archive's additive filters), one
+ * Flag -> query parameter (docs/api.md, The three endpoints, plus the archive's additive filters), one
  * definition for `sdc query`, `sdc download --query` and `sdc watch`. The server checks the values.
  */
 const VALUE_FLAGS = {

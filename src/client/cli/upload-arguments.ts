@@ -16,7 +16,7 @@ export interface UploadItem {
  *
  * A relative path is taken from the working directory, or, when nothing is there, from the
  * data directory: the spec's file path is "relative to MISSION_DATA_DIR or to the user's
- * current working directory" (interface spec 4.1), so `sdc upload --data-dir ~/data
+ * current working directory" (docs/api.md, The three endpoints), so `sdc upload --data-dir ~/data
  * imap/swe/...` names ~/data/imap/swe/... from anywhere.
  */
 export async function expandUploadArguments(args: readonly string[], dataDir?: string): Promise<UploadItem[]> {

@@ -15,7 +15,7 @@ const messageOf = (name: string) => {
   return r.ok ? undefined : r.message;
 };
 
-describe('file names (spec 2.1) and their messages (spec 7.1)', () => {
+describe('file names and their messages (docs/api.md, File names and stored paths)', () => {
   it('accepts a valid name and splits it into its elements', () => {
     const r = parse(VALID);
     expect(r).toEqual({
@@ -43,7 +43,7 @@ describe('file names (spec 2.1) and their messages (spec 7.1)', () => {
     }
   });
 
-  // One case per row of the table in spec 7.1, in its order.
+  // One case per row of the table in docs/api.md, File names and stored paths, in its order.
   it('row 1: not the seven-element shape -> "Invalid filename." with the expected form', () => {
     for (const bad of [
       'imap_swe_l1a_sci_20240105_v00-01.cdf', // six elements
@@ -148,7 +148,7 @@ describe('calendar dates', () => {
   });
 });
 
-describe('stored path (spec 2.2)', () => {
+describe('stored path (docs/api.md, File names and stored paths)', () => {
   it('is mission/instrument/level/YYYY/MM/name from the start date', () => {
     const r = parse('imap_mag_l0_raw_20251231_20260101_v01-02.pkts');
     if (!r.ok) throw new Error(r.message);

@@ -14,7 +14,7 @@ afterEach(async () => {
   await t.dispose();
 });
 
-describe('upload envelope (spec 4.1)', () => {
+describe('upload envelope (docs/api.md, The three endpoints)', () => {
   it('200 with a signed PUT address for a new file, no headers', async () => {
     const env = await upload(t.ctx, PATH);
     expect(env.statusCode).toBe(200);
@@ -51,7 +51,7 @@ describe('upload envelope (spec 4.1)', () => {
   });
 });
 
-describe('download envelope (spec 4.2)', () => {
+describe('download envelope (docs/api.md, The three endpoints)', () => {
   it('302 with Content-Type text/html, Location and download_url, by path or bare name', async () => {
     await t.put(PATH, 'bytes');
     for (const requested of [PATH, NAME]) {
@@ -123,7 +123,7 @@ describe('upload and download on ports that answer at once (SQLite, local store)
   });
 });
 
-describe('query envelope (spec 4.3)', () => {
+describe('query envelope (docs/api.md, The three endpoints)', () => {
   const HEADERS = { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' };
 
   it('400 naming an unknown parameter and listing the valid ones, with both headers', async () => {
