@@ -1,5 +1,4 @@
 import { pagesOf, RecordPages } from '../catalog/record-pages.js';
-import type { FileRecord } from '../catalog/file-record.js';
 import { METALINK_TYPE } from './metalink.js';
 import { CSV_HEADER, csvRow, RECORD_FIELD_INFO, RECORD_FIELDS } from '../wire/record.js';
 
