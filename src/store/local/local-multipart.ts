@@ -13,7 +13,8 @@ import {
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
-import { StoreLinkError, UploadUnderWayError, type LocalObjectStore } from './local-object-store.js';
+import type { LocalObjectStore } from './local-object-store.js';
+import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 

@@ -3,15 +3,16 @@ import { link, lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ServerError, STORE_LINK_REFUSED, UPLOAD_UNDER_WAY } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
+import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 import { notesRootOf, readNote, removeNote, writeNote } from './object-note.js';
 import type { UrlSigner } from './url-signer.js';
 import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
+export { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 
 /**
  * `stored`: the bytes are now the file. `same`: the key held exactly these bytes from the same
@@ -254,24 +255,5 @@ export class LocalObjectStore implements ObjectStore {
   async recover(): Promise<{ temporaryFiles: number; expiredUploads: number }> {
     const temporaryFiles = (await this.removeTempFiles()) + (await this.removeTempFiles(notesRootOf(this.root)));
     return { temporaryFiles, expiredUploads: await this.multipart.removeExpired() };
-  }
-}
-
-/** A second write to a key while one is under way (one upload address replayed at once). */
-export class UploadUnderWayError extends ServerError {
-  override name = 'UploadUnderWayError';
-  constructor(readonly key: string) {
-    super(UPLOAD_UNDER_WAY.code, UPLOAD_UNDER_WAY.statusCode, UPLOAD_UNDER_WAY.message(key));
-  }
-}
-
-/** A key whose path passes a symbolic link in the store: refused, never followed (docs/trust.md). */
-export class StoreLinkError extends ServerError {
-  override name = 'StoreLinkError';
-  constructor(
-    readonly key: string,
-    readonly link: string,
-  ) {
-    super(STORE_LINK_REFUSED.code, STORE_LINK_REFUSED.statusCode, STORE_LINK_REFUSED.message(key, link));
   }
 }
