@@ -3,6 +3,7 @@ import { link, lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { backendCall, backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
@@ -19,6 +20,9 @@ export { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
  * uploader already (its own PUT retried after a crash or a failed answer): nothing was written,
  * the digest is the stored file's. `exists`: the key holds another file.
  */
+/** The backend's name in BACKEND_FAILED's text. */
+const LOCAL_STORE = 'Local store';
+
 export type WriteResult = ({ readonly status: 'stored' | 'same' } & ObjectDigest) | { readonly status: 'exists' };
 
 /**
@@ -105,7 +109,11 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
-    yield* this.walk(this.root, '', onRefused);
+    try {
+      yield* this.walk(this.root, '', onRefused);
+    } catch (err) {
+      throw backendFailure(LOCAL_STORE, 'list', err);
+    }
   }
 
   private async *walk(dir: string, prefix: string, onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
@@ -130,14 +138,16 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   /** The bytes' size and SHA-256, with the uploader and ingestion date of the note beside them when it describes these bytes. */
-  async digest(key: string): Promise<ObjectDigest> {
-    const through = this.linkOn(key);
-    if (through !== undefined) throw new StoreLinkError(key, through);
-    // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
-    const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
-    const [digest, note] = await Promise.all([digestOf(handle.createReadStream()), readNote(this.root, key)]);
-    if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
-    return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
+  digest(key: string): Promise<ObjectDigest> {
+    return backendCall(LOCAL_STORE, `read ${key}`, async () => {
+      const through = this.linkOn(key);
+      if (through !== undefined) throw new StoreLinkError(key, through);
+      // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
+      const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const [digest, note] = await Promise.all([digestOf(handle.createReadStream()), readNote(this.root, key)]);
+      if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
+      return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
+    });
   }
 
   async ping(): Promise<void> {
@@ -224,11 +234,13 @@ export class LocalObjectStore implements ObjectStore {
    * Removes a stored object (one whose record could not be written); durable once
    * this resolves. Absent already is fine.
    */
-  async remove(key: string): Promise<void> {
+  remove(key: string): Promise<void> {
     const file = this.fileOf(key);
-    await rm(file, { force: true });
-    await removeNote(this.root, key);
-    await fsync(dirname(file));
+    return backendCall(LOCAL_STORE, `remove ${key}`, async () => {
+      await rm(file, { force: true });
+      await removeNote(this.root, key);
+      await fsync(dirname(file));
+    });
   }
 
   /** Removes temporary files left by a crash. Run at start, before serving. */

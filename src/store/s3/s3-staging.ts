@@ -14,6 +14,7 @@ import {
   type HeadObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { backendCall, backendFailure } from '../../errors/index.js';
 import { digestOf, RunningDigest } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
@@ -117,6 +118,14 @@ export class S3Staging implements StagingArea {
 
   /** In key order; the uploads of one name (adjacent in the listing) oldest first. */
   async *listStaged(key?: string): AsyncIterable<StagedUpload> {
+    try {
+      yield* this.listStagedUnder(key);
+    } catch (err) {
+      throw backendFailure('S3 store', 'list staged', err);
+    }
+  }
+
+  private async *listStagedUnder(key?: string): AsyncIterable<StagedUpload> {
     const prefix = key === undefined ? STAGING_PREFIX : `${STAGING_PREFIX}${key}/`;
     let group: { upload: StagedUpload; at: number }[] = [];
     const flush = function* () {
@@ -135,7 +144,11 @@ export class S3Staging implements StagingArea {
     yield* flush();
   }
 
-  async promote(upload: StagedUpload, guard?: WriteGuard, options: PromoteOptions = {}): Promise<Promotion> {
+  promote(upload: StagedUpload, guard?: WriteGuard, options: PromoteOptions = {}): Promise<Promotion> {
+    return backendCall('S3 store', `promote ${upload.key}`, () => this.promoteOnce(upload, guard, options));
+  }
+
+  private async promoteOnce(upload: StagedUpload, guard: WriteGuard | undefined, options: PromoteOptions): Promise<Promotion> {
     const keep = options.keepStaged === true;
     const source = await this.headOf(upload.stagingKey);
     if (!source) return { outcome: 'absent' };
@@ -145,8 +158,8 @@ export class S3Staging implements StagingArea {
     return (source.ContentLength ?? 0) <= this.maxPutBytes ? this.putPromote(upload, guard, keep) : this.copyPromote(upload, source, guard, keep);
   }
 
-  async discard(upload: StagedUpload): Promise<void> {
-    await this.remove(upload);
+  discard(upload: StagedUpload): Promise<void> {
+    return backendCall('S3 store', `DELETE ${upload.stagingKey}`, () => this.remove(upload));
   }
 
   /**
