@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, opendir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, opendir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,7 +15,7 @@ import {
 } from '../object-store.js';
 import type { LocalObjectStore } from './local-object-store.js';
 import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
-import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
+import { detachable, fsync, linkIfFree, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, writeHashed, type Detachable } from './write-primitives.js';
 import type { UrlSigner } from './url-signer.js';
 
 /** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */
@@ -299,32 +299,14 @@ export class LocalMultipart implements MultipartUploads {
     await mkdir(targetDir, { recursive: true });
     const temp = tempFileIn(targetDir);
     try {
-      const hash = createHash('sha256');
-      const limit = this.store.maxObjectSize;
-      let size = 0;
-      const out = tempFileWriter(temp);
       const joined = async function* () {
-        for (const file of files) {
-          for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-            size += chunk.length;
-            if (size > limit) throw new ObjectTooLargeError(limit);
-            hash.update(chunk);
-            yield chunk;
-          }
-        }
+        for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
       };
-      await pipeline(joined, out);
+      const { size, sha256 } = await writeHashed(joined(), temp, this.store.maxObjectSize);
       await fsync(temp);
-      try {
-        await link(temp, target);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        await this.abort(key, uploadId);
-        return { outcome: 'exists' };
-      }
-      await fsync(targetDir);
+      const stored = await linkIfFree(temp, target);
       await this.abort(key, uploadId);
-      return { outcome: 'stored', digest: { size, sha256: hash.digest('hex'), uploader: meta.uploader } };
+      return stored ? { outcome: 'stored', digest: { size, sha256, uploader: meta.uploader } } : { outcome: 'exists' };
     } finally {
       await unlink(temp).catch(() => undefined);
     }

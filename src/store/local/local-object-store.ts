@@ -1,8 +1,7 @@
 import { constants, lstatSync, type Stats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { backendCall, backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
@@ -10,7 +9,7 @@ import { LocalMultipart } from './local-multipart.js';
 import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 import { notesRootOf, readNote, removeNote, writeNote } from './object-note.js';
 import type { UrlSigner } from './url-signer.js';
-import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
+import { detachable, fsync, linkIfFree, TEMP_PREFIX, tempFileIn, writeHashed, type Detachable } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
 export { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
@@ -204,9 +203,7 @@ export class LocalObjectStore implements ObjectStore {
       // The request may have ended while we looked: then no temporary file is made at all.
       if (input.stream.errored) throw input.stream.errored;
       temp = tempFileIn(dir);
-      const { meter, digest } = meteredDigest(this.maxObjectSize);
-      await pipeline(input.stream, meter, tempFileWriter(temp));
-      const written = digest();
+      const written = await writeHashed(input.stream, temp, this.maxObjectSize);
       if (retryOf) {
         const same = retryOf.size === written.size && retryOf.sha256 === written.sha256;
         return same ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date } : { status: 'exists' };
@@ -215,14 +212,8 @@ export class LocalObjectStore implements ObjectStore {
       // The note first: by the time the file is under its key, who sent it and when are with it.
       const ingestionDate = new Date().toISOString();
       await writeNote(this.root, key, { uploader, ingestion_date: ingestionDate, ...written });
-      try {
-        await link(temp, file);
-      } catch (err) {
-        // (The note just written is then another file's; digest ignores a note whose SHA-256 is not the file's.)
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { status: 'exists' };
-        throw err;
-      }
-      await fsync(dir);
+      // Taken meanwhile: the note just written is then another file's (digest ignores a note whose SHA-256 is not the file's).
+      if (!(await linkIfFree(temp, file))) return { status: 'exists' };
       return { status: 'stored', ...written, uploader, ingestionDate };
     } finally {
       input.detach();
