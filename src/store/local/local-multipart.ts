@@ -16,7 +16,7 @@ import {
 import type { LocalObjectStore } from './local-object-store.js';
 import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 import { detachable, fsync, linkIfFree, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, writeHashed, type Detachable } from './write-primitives.js';
-import type { UrlSigner } from './url-signer.js';
+import { storeAddress, type UrlSigner } from './url-signer.js';
 
 /** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */
 export const MULTIPART_DIR = '.multipart';
@@ -131,11 +131,9 @@ export class LocalMultipart implements MultipartUploads {
 
   presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string> {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    const path = key.split('/').map(encodeURIComponent).join('/');
     const signature = this.signer.sign('PART', partSubject(key, uploadId, partNumber), expires);
-    return Promise.resolve(
-      `${this.publicUrl()}/store/${path}?uploadId=${uploadId}&partNumber=${partNumber}&expires=${expires}&signature=${signature}`,
-    );
+    const params = [['uploadId', uploadId], ['partNumber', partNumber], ['expires', expires], ['signature', signature]] as const;
+    return Promise.resolve(storeAddress(this.publicUrl(), key, params));
   }
 
   async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {

@@ -8,7 +8,7 @@ import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-
 import { LocalMultipart } from './local-multipart.js';
 import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 import { notesRootOf, readNote, removeNote, writeNote } from './object-note.js';
-import type { UrlSigner } from './url-signer.js';
+import { storeAddress, type UrlSigner } from './url-signer.js';
 import { detachable, fsync, linkIfFree, TEMP_PREFIX, tempFileIn, writeHashed, type Detachable } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
@@ -102,9 +102,8 @@ export class LocalObjectStore implements ObjectStore {
 
   private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number, uploader?: string): string {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    const path = key.split('/').map(encodeURIComponent).join('/');
-    const by = uploader === undefined ? '' : `&uploader=${encodeURIComponent(uploader)}`;
-    return `${this.publicUrl()}/store/${path}?expires=${expires}${by}&signature=${this.signer.sign(method, key, expires, uploader)}`;
+    const signature = this.signer.sign(method, key, expires, uploader);
+    return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['signature', signature]]);
   }
 
   async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
