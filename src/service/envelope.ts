@@ -1,4 +1,4 @@
-import { ERROR_CODE_HEADER, type ServerError } from '../errors/index.js';
+import { errorReply, type ServerError } from '../errors/index.js';
 
 /**
  * The response envelope of interface spec 2.4: what every service operation returns,
@@ -44,5 +44,5 @@ export const QUERY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * besides (the query's Content-Type, so its 400 is a JSON string as spec 4.3 has it).
  */
 export function failure(error: ServerError, headers: Readonly<Record<string, string>> = {}): Envelope {
-  return { statusCode: error.statusCode, headers: { ...headers, ...error.headers, [ERROR_CODE_HEADER]: error.code }, body: error.message };
+  return errorReply(error, headers);
 }
