@@ -83,3 +83,12 @@ export function backendFailure(backend: string, operation: string, cause: unknow
   if (!kind) throw new Error('SDC_BACKEND_FAILED is not declared');
   return raise(kind, [backend, operation], { cause });
 }
+
+/** One driver call with its failure reported as backendFailure: the one way every adapter wraps. */
+export async function backendCall<T>(backend: string, operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw backendFailure(backend, operation, err);
+  }
+}

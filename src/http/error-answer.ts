@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { BAD_REQUEST, ERROR_CODE_HEADER, ERROR_TEXT_TYPE, INTERNAL, ServerError, unavailableError } from '../errors/index.js';
+import { BAD_REQUEST, ERROR_TEXT_TYPE, errorReply, INTERNAL, ServerError, unavailableError } from '../errors/index.js';
 
 /**
  * The one renderer of errors (Fastify and, through inject, Lambda): status, the code in
@@ -7,9 +7,8 @@ import { BAD_REQUEST, ERROR_CODE_HEADER, ERROR_TEXT_TYPE, INTERNAL, ServerError,
  * declared message alone, so the spec's texts (7.1-7.3) reach the client byte for byte.
  */
 export function sendError(reply: FastifyReply, error: ServerError): FastifyReply {
-  reply.code(error.statusCode).headers(error.headers);
-  if (error.code) reply.header(ERROR_CODE_HEADER, error.code);
-  return reply.type(ERROR_TEXT_TYPE).send(error.message);
+  const answer = errorReply(error, { 'Content-Type': ERROR_TEXT_TYPE });
+  return reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
 }
 
 /**

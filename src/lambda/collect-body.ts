@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ANSWER_TOO_LARGE, ERROR_CODE_HEADER } from '../errors/index.js';
+import { ANSWER_TOO_LARGE, errorReply } from '../errors/index.js';
 
 /**
  * API Gateway takes a Lambda answer (the whole JSON result: status, headers, body) of at
@@ -19,8 +19,10 @@ const ANSWER_HEADERS = ['link', 'x-total-count', 'content-disposition', 'content
 /** Replaces the answer being sent with the 400 that asks for pages. */
 export function refuseTooLarge(reply: FastifyReply, limit: number): string {
   for (const name of ANSWER_HEADERS) reply.removeHeader(name);
-  reply.code(ANSWER_TOO_LARGE.statusCode).header(ERROR_CODE_HEADER, ANSWER_TOO_LARGE.code).type('application/json; charset=utf-8');
-  return JSON.stringify(tooLargeMessage(limit));
+  // The body a JSON string, as the query's answers are (docs/api.md).
+  const answer = errorReply(ANSWER_TOO_LARGE.create(limit), { 'Content-Type': 'application/json; charset=utf-8' });
+  reply.code(answer.statusCode).headers(answer.headers);
+  return JSON.stringify(answer.body);
 }
 
 /**

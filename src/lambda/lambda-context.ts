@@ -27,7 +27,7 @@ export async function setupFromEnvironment(env: NodeJS.ProcessEnv = process.env)
   if (!/^postgres(ql)?:\/\//.test(config.catalog)) {
     throw new Error('On AWS Lambda, set SDC_CATALOG=postgres://...: an SQLite file would vanish with the container.');
   }
-  const store = new S3ObjectStore(parseS3Url(config.store));
+  const store = new S3ObjectStore(parseS3Url(config.store), log);
   return { config, ctx: await serviceContextFromConfig(config, store, log), log };
 }
 

@@ -1,4 +1,4 @@
-import { ERROR_CODE_HEADER, type ServerError } from '../errors/index.js';
+import { errorReply, type ServerError } from '../errors/index.js';
 
 /**
  * The response envelope (docs/api.md, How the endpoints map to HTTP): what every service operation returns,
@@ -44,5 +44,5 @@ export const QUERY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * besides (the query's Content-Type, so its 400 is a JSON string (docs/api.md, The three endpoints)).
  */
 export function failure(error: ServerError, headers: Readonly<Record<string, string>> = {}): Envelope {
-  return { statusCode: error.statusCode, headers: { ...headers, ...error.headers, [ERROR_CODE_HEADER]: error.code }, body: error.message };
+  return errorReply(error, headers);
 }

@@ -7,16 +7,14 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { GatewayVpcEndpointAwsService, InstanceType, InterfaceVpcEndpointAwsService, Port, SecurityGroup, SubnetType, Vpc, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
-import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { InterfaceVpcEndpointAwsService, Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, type FunctionProps } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Credentials, DatabaseInstance, DatabaseInstanceEngine, PostgresEngineVersion, StorageType } from 'aws-cdk-lib/aws-rds';
-import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
+import { type Bucket, EventType } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -24,8 +22,11 @@ import type { Construct } from 'constructs';
 import { SERVER_SETTINGS } from '../../../src/config.js';
 import { CATALOG_SECRET_VARIABLE } from '../../../src/lambda/database-secret.js';
 import { APP_SECRET_VARIABLE } from '../../../src/lambda/migrate-handler.js';
-import { appDatabaseSecret, migrateAtDeploy } from './app-database-user.js';
+import { migrateAtDeploy } from './app-database-user.js';
 import { databaseAlarms } from './database-alarms.js';
+import { archiveBucket } from './archive-bucket.js';
+import { catalogDatabase } from './catalog-database.js';
+import { network } from './network.js';
 import { acknowledgeFindings } from './nag-findings.js';
 import { bundleLambdas, LAMBDA_HANDLERS, REPO_ROOT } from './bundle.js';
 import type { DeploySettings } from './settings.js';
@@ -36,8 +37,8 @@ export interface SdcStackProps extends StackProps {
   readonly bundleDir?: string;
 }
 
-/** The database, its user and the schema the catalog's tables live in. */
-export const DATABASE = { name: 'sdc', user: 'sdc', schema: 'sdc' } as const;
+export { DATABASE } from './catalog-database.js';
+import { DATABASE } from './catalog-database.js';
 
 /** Where the bundled mission file sits in the function's package. */
 const MISSION_FILE = 'mission.json';
@@ -67,127 +68,12 @@ export class SdcStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
 
-    // ---- Network: the functions and the database in private subnets; S3 through a gateway endpoint (no NAT).
-    let vpc: IVpc;
-    let subnets: SubnetSelection;
-    if (settings.vpcId) {
-      vpc = Vpc.fromLookup(this, 'Vpc', { vpcId: settings.vpcId });
-      subnets = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
-    } else {
-      const own = new Vpc(this, 'Vpc', {
-        maxAzs: 2,
-        natGateways: 0,
-        subnetConfiguration: [{ name: 'private', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
-        gatewayEndpoints: { S3: { service: GatewayVpcEndpointAwsService.S3 } },
-      });
-      vpc = own;
-      subnets = { subnetType: SubnetType.PRIVATE_ISOLATED };
-    }
+    const { vpc, subnets } = network(this, settings);
 
-    // ---- The archive's bytes.
-    this.bucket = new Bucket(this, 'Archive', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      versioned: true,
-      // The archive outlives the stack: `cdk destroy` leaves the bucket (docs/deploy-aws.md, tearing down).
-      removalPolicy: RemovalPolicy.RETAIN,
-      lifecycleRules: [
-        // Multipart uploads a client started and never completed (parts cost storage while invisible).
-        { id: 'abandoned-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
-        // Single PUTs never promoted (their event and every reconcile missed them, or the name was taken).
-        { id: 'abandoned-staging', prefix: '.staging/', expiration: Duration.days(7) },
-        // A promoted upload's staging object is deleted; with versioning that leaves its bytes as a
-        // non-current version (and a delete marker). Kept a day, not 90: else each recent file is
-        // stored twice (docs/deploy-aws.md, Costs). The same for the parts of uploads in parts.
-        { id: 'promoted-staging-versions', prefix: '.staging/', noncurrentVersionExpiration: Duration.days(1), expiredObjectDeleteMarker: true },
-        { id: 'completed-part-versions', prefix: '.multipart/', noncurrentVersionExpiration: Duration.days(1), expiredObjectDeleteMarker: true },
-        // Versions of archived files: none is ever replaced (the bucket policy below), so only a
-        // deletion by hand leaves one; kept 90 days for restoring.
-        { id: 'replaced-versions', noncurrentVersionExpiration: Duration.days(90) },
-      ],
-      ...(settings.objectLock
-        ? {
-            objectLockEnabled: true,
-            objectLockDefaultRetention:
-              settings.objectLock === 'compliance'
-                ? ObjectLockRetention.compliance(Duration.days(settings.objectLockDays))
-                : ObjectLockRetention.governance(Duration.days(settings.objectLockDays)),
-          }
-        : {}),
-    });
-    // No archived file can be replaced, whoever asks: a PutObject (or a completion of an upload
-    // in parts) outside .staging/ and .multipart/ must carry If-None-Match, which S3 refuses with
-    // 412 when the key holds an object. CreateMultipartUpload, UploadPart and UploadPartCopy take
-    // no conditional header, so they are exempt (s3:ObjectCreationOperation false); CopyObject
-    // into the archive is refused (the service never uses it: a large promotion copies in parts
-    // and completes with If-None-Match). AWS: "Enforce conditional writes on Amazon S3 buckets".
-    this.bucket.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'NoOverwriteOfArchivedFiles',
-        effect: Effect.DENY,
-        principals: [new AnyPrincipal()],
-        actions: ['s3:PutObject'],
-        notResources: [this.bucket.arnForObjects('.staging/*'), this.bucket.arnForObjects('.multipart/*')],
-        conditions: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
-      }),
-    );
+    this.bucket = archiveBucket(this, settings);
 
-    // ---- PostgreSQL: password generated into Secrets Manager, reached only through RDS Proxy.
-    const secret = new Secret(this, 'DatabaseSecret', {
-      description: 'sdc-data-access catalog: PostgreSQL master user and password (the migrate function only)',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ username: DATABASE.user }),
-        generateStringKey: 'password',
-        // Letters and digits only: the password goes into SDC_CATALOG's URL as it is.
-        excludePunctuation: true,
-        passwordLength: 40,
-      },
-    });
-    const appSecret = appDatabaseSecret(this);
     const retention = RETENTION[settings.logRetentionDays] ?? RetentionDays.THREE_MONTHS;
-    const instanceIdentifier = `${this.stackName.toLowerCase()}-catalog`;
-    const dbSecurityGroup = new SecurityGroup(this, 'DatabaseSecurityGroup', { vpc, description: 'PostgreSQL: from RDS Proxy only', allowAllOutbound: false });
-    const database = new DatabaseInstance(this, 'Database', {
-      engine: DatabaseInstanceEngine.postgres({ version: PostgresEngineVersion.VER_16 }),
-      instanceType: new InstanceType(settings.dbInstanceClass),
-      vpc,
-      vpcSubnets: subnets,
-      securityGroups: [dbSecurityGroup],
-      credentials: Credentials.fromSecret(secret),
-      databaseName: DATABASE.name,
-      // gp3: a baseline of 3000 IOPS and 125 MB/s whatever the size, at a lower price per GB than gp2.
-      storageType: StorageType.GP3,
-      allocatedStorage: 20,
-      maxAllocatedStorage: 200,
-      storageEncrypted: true,
-      multiAz: settings.multiAz,
-      backupRetention: Duration.days(7),
-      deletionProtection: settings.deletionProtection,
-      removalPolicy: RemovalPolicy.SNAPSHOT,
-      instanceIdentifier,
-      cloudwatchLogsExports: ['postgresql'],
-      publiclyAccessible: false,
-    });
-    // The log group RDS writes to, made first so that it has a retention (without a custom resource to set one).
-    database.node.addDependency(
-      new LogGroup(this, 'DatabaseLogs', { logGroupName: `/aws/rds/instance/${instanceIdentifier}/postgresql`, retention, removalPolicy: RemovalPolicy.DESTROY }),
-    );
-    const functionSecurityGroup = new SecurityGroup(this, 'FunctionSecurityGroup', { vpc, description: 'sdc-data-access functions' });
-    const proxySecurityGroup = new SecurityGroup(this, 'ProxySecurityGroup', { vpc, description: 'RDS Proxy: from the functions only' });
-    const proxy = database.addProxy('Proxy', {
-      // Named after the stack, so that two stacks in one account and region do not collide.
-      dbProxyName: `${this.stackName}-catalog`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 60),
-      // The proxy logs in with whichever user the client names: the master (migrations) or the application user.
-      secrets: [secret, appSecret],
-      vpc,
-      vpcSubnets: subnets,
-      securityGroups: [proxySecurityGroup],
-      requireTLS: true,
-      iamAuth: false,
-    });
-    proxySecurityGroup.addIngressRule(functionSecurityGroup, Port.tcp(5432), 'functions to RDS Proxy');
-    dbSecurityGroup.addIngressRule(proxySecurityGroup, Port.tcp(5432), 'RDS Proxy to PostgreSQL');
+    const { secret, appSecret, database, proxy, functionSecurityGroup } = catalogDatabase(this, { settings, vpc, subnets, retention });
 
     // ---- The functions: one bundle (deploy/aws/lib/bundle.ts), the mission file next to the handlers.
     const bundleDir = props.bundleDir ?? bundleLambdas(join(REPO_ROOT, 'deploy', 'aws', 'build', 'lambda'));

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, opendir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, opendir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,14 +13,14 @@ import {
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
-import { StoreLinkError, UploadUnderWayError, type LocalObjectStore } from './local-object-store.js';
-import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
-import type { UrlSigner } from './url-signer.js';
+import type { LocalObjectStore } from './local-object-store.js';
+import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
+import { detachable, fsync, linkIfFree, meteredDigest, tempFileIn, tempFileWriter, writeHashed, type Detachable } from './write-primitives.js';
+import { storeAddress, type UrlSigner } from './url-signer.js';
+import { MULTIPART_DIR, newestParts, PART_FILE, partPrefix, readUploadMeta, UPLOAD_ID, writeUploadMeta, type UploadMeta } from './upload-folder.js';
 
-/** Folder of open uploads under the root: a dot name, so never a key, never listed or served. */
-export const MULTIPART_DIR = '.multipart';
-const UPLOAD_ID = /^[0-9a-f]{32}$/;
-const PART_FILE = /^(\d{5})\.([0-9a-f]{64})$/;
+export { MULTIPART_DIR } from './upload-folder.js';
+
 /**
  * Open uploads older than this take no more parts and are dropped (at start-up and now and
  * then on create): a leaked part address is worth a day at most (docs/trust.md "Uploads in parts").
@@ -33,12 +33,6 @@ interface PartSizes {
   readonly stored: Map<number, number>;
   storedTotal: number;
   readonly arriving: Map<number, number>;
-}
-
-interface UploadMeta {
-  readonly key: string;
-  readonly uploader?: string;
-  readonly created: number;
 }
 
 /**
@@ -96,26 +90,16 @@ export class LocalMultipart implements MultipartUploads {
     const uploadId = randomBytes(16).toString('hex');
     const dir = this.dirOf(uploadId);
     await mkdir(dir, { recursive: true });
-    const meta: UploadMeta = { key, uploader, created: Date.now() };
-    const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.json`);
-    await writeFile(temp, JSON.stringify(meta), { flag: 'wx' });
-    await rename(temp, join(dir, 'upload.json'));
+    await writeUploadMeta(dir, { key, uploader, created: Date.now() });
     return uploadId;
   }
 
   /** The upload's record, if it is open and is for `key`; else NoSuchUploadError. */
   private async meta(key: string, uploadId: string): Promise<UploadMeta> {
     if (!UPLOAD_ID.test(uploadId)) throw new NoSuchUploadError(key);
-    let text: string;
-    try {
-      text = await readFile(join(this.dirOf(uploadId), 'upload.json'), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
-      throw err;
-    }
-    const meta = JSON.parse(text) as UploadMeta;
+    const meta = await readUploadMeta(this.dirOf(uploadId));
     // Past its lifetime an upload is gone, swept or not yet: no part, listing or completion.
-    if (meta.key !== key || Date.now() - meta.created > this.lifetimeMs) throw new NoSuchUploadError(key);
+    if (!meta || meta.key !== key || Date.now() - meta.created > this.lifetimeMs) throw new NoSuchUploadError(key);
     return meta;
   }
 
@@ -130,26 +114,14 @@ export class LocalMultipart implements MultipartUploads {
 
   presignPart(key: string, uploadId: string, partNumber: number, ttlSeconds: number): Promise<string> {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    const path = key.split('/').map(encodeURIComponent).join('/');
     const signature = this.signer.sign('PART', partSubject(key, uploadId, partNumber), expires);
-    return Promise.resolve(
-      `${this.publicUrl()}/store/${path}?uploadId=${uploadId}&partNumber=${partNumber}&expires=${expires}&signature=${signature}`,
-    );
+    const params = [['uploadId', uploadId], ['partNumber', partNumber], ['expires', expires], ['signature', signature]] as const;
+    return Promise.resolve(storeAddress(this.publicUrl(), key, params));
   }
 
   async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
     await this.meta(key, uploadId);
-    const newest = new Map<number, UploadedPart & { at: number }>();
-    for (const name of await readdir(this.dirOf(uploadId)).catch(() => [] as string[])) {
-      const m = PART_FILE.exec(name);
-      if (!m) continue;
-      const s = await stat(join(this.dirOf(uploadId), name)).catch(() => undefined);
-      if (!s) continue;
-      const partNumber = Number(m[1]);
-      const seen = newest.get(partNumber);
-      if (!seen || s.mtimeMs > seen.at) newest.set(partNumber, { partNumber, etag: m[2]!, size: s.size, at: s.mtimeMs });
-    }
-    return [...newest.values()].sort((a, b) => a.partNumber - b.partNumber).map(({ partNumber, etag, size }) => ({ partNumber, etag, size }));
+    return newestParts(this.dirOf(uploadId));
   }
 
   /**
@@ -232,7 +204,7 @@ export class LocalMultipart implements MultipartUploads {
       }
       await fsync(temp);
       const { sha256: etag, size } = digest();
-      const prefix = `${String(partNumber).padStart(5, '0')}.`;
+      const prefix = partPrefix(partNumber);
       try {
         await rename(temp, join(dir, `${prefix}${etag}`));
       } catch (err) {
@@ -281,7 +253,7 @@ export class LocalMultipart implements MultipartUploads {
         throw new InvalidPartsError('List the parts in ascending order of part number, each once.');
       }
       previous = part.partNumber;
-      const file = join(dir, `${String(part.partNumber).padStart(5, '0')}.${etag}`);
+      const file = join(dir, `${partPrefix(part.partNumber)}${etag}`);
       if (!/^[0-9a-f]{64}$/.test(etag) || !(await stat(file).catch(() => undefined))) {
         throw new InvalidPartsError(`Part ${part.partNumber} with ETag ${part.etag} is not stored: send it again.`);
       }
@@ -298,32 +270,14 @@ export class LocalMultipart implements MultipartUploads {
     await mkdir(targetDir, { recursive: true });
     const temp = tempFileIn(targetDir);
     try {
-      const hash = createHash('sha256');
-      const limit = this.store.maxObjectSize;
-      let size = 0;
-      const out = tempFileWriter(temp);
       const joined = async function* () {
-        for (const file of files) {
-          for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-            size += chunk.length;
-            if (size > limit) throw new ObjectTooLargeError(limit);
-            hash.update(chunk);
-            yield chunk;
-          }
-        }
+        for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
       };
-      await pipeline(joined, out);
+      const { size, sha256 } = await writeHashed(joined(), temp, this.store.maxObjectSize);
       await fsync(temp);
-      try {
-        await link(temp, target);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        await this.abort(key, uploadId);
-        return { outcome: 'exists' };
-      }
-      await fsync(targetDir);
+      const stored = await linkIfFree(temp, target);
       await this.abort(key, uploadId);
-      return { outcome: 'stored', digest: { size, sha256: hash.digest('hex'), uploader: meta.uploader } };
+      return stored ? { outcome: 'stored', digest: { size, sha256, uploader: meta.uploader } } : { outcome: 'exists' };
     } finally {
       await unlink(temp).catch(() => undefined);
     }
@@ -353,13 +307,8 @@ export class LocalMultipart implements MultipartUploads {
     for await (const e of handle) {
       if (!e.isDirectory() || !UPLOAD_ID.test(e.name)) continue;
       const dir = join(this.base, e.name);
-      let created: number;
-      try {
-        created = (JSON.parse(await readFile(join(dir, 'upload.json'), 'utf8')) as UploadMeta).created;
-      } catch {
-        // No record: a create cut short, or one under way right now; judge by the folder's age.
-        created = (await stat(dir).catch(() => undefined))?.mtimeMs ?? 0;
-      }
+      // No readable record: a create cut short, or one under way right now; judge by the folder's age.
+      const created = (await readUploadMeta(dir).catch(() => undefined))?.created ?? (await stat(dir).catch(() => undefined))?.mtimeMs ?? 0;
       if (now - created > this.lifetimeMs) {
         await rm(dir, { recursive: true, force: true, maxRetries: 3 });
         removed++;

@@ -1,23 +1,27 @@
 import { constants, lstatSync, type Stats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { ServerError, STORE_LINK_REFUSED, UPLOAD_UNDER_WAY } from '../../errors/index.js';
+import { backendCall, backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
+import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 import { notesRootOf, readNote, removeNote, writeNote } from './object-note.js';
-import type { UrlSigner } from './url-signer.js';
-import { detachable, fsync, meteredDigest, TEMP_PREFIX, tempFileIn, tempFileWriter, type Detachable } from './write-primitives.js';
+import { storeAddress, type UrlSigner } from './url-signer.js';
+import { detachable, fsync, linkIfFree, TEMP_PREFIX, tempFileIn, writeHashed, type Detachable } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
+export { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 
 /**
  * `stored`: the bytes are now the file. `same`: the key held exactly these bytes from the same
  * uploader already (its own PUT retried after a crash or a failed answer): nothing was written,
  * the digest is the stored file's. `exists`: the key holds another file.
  */
+/** The backend's name in BACKEND_FAILED's text. */
+const LOCAL_STORE = 'Local store';
+
 export type WriteResult = ({ readonly status: 'stored' | 'same' } & ObjectDigest) | { readonly status: 'exists' };
 
 /**
@@ -98,13 +102,16 @@ export class LocalObjectStore implements ObjectStore {
 
   private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number, uploader?: string): string {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    const path = key.split('/').map(encodeURIComponent).join('/');
-    const by = uploader === undefined ? '' : `&uploader=${encodeURIComponent(uploader)}`;
-    return `${this.publicUrl()}/store/${path}?expires=${expires}${by}&signature=${this.signer.sign(method, key, expires, uploader)}`;
+    const signature = this.signer.sign(method, key, expires, uploader);
+    return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['signature', signature]]);
   }
 
   async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
-    yield* this.walk(this.root, '', onRefused);
+    try {
+      yield* this.walk(this.root, '', onRefused);
+    } catch (err) {
+      throw backendFailure(LOCAL_STORE, 'list', err);
+    }
   }
 
   private async *walk(dir: string, prefix: string, onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
@@ -129,14 +136,16 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   /** The bytes' size and SHA-256, with the uploader and ingestion date of the note beside them when it describes these bytes. */
-  async digest(key: string): Promise<ObjectDigest> {
-    const through = this.linkOn(key);
-    if (through !== undefined) throw new StoreLinkError(key, through);
-    // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
-    const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
-    const [digest, note] = await Promise.all([digestOf(handle.createReadStream()), readNote(this.root, key)]);
-    if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
-    return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
+  digest(key: string): Promise<ObjectDigest> {
+    return backendCall(LOCAL_STORE, `read ${key}`, async () => {
+      const through = this.linkOn(key);
+      if (through !== undefined) throw new StoreLinkError(key, through);
+      // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
+      const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const [digest, note] = await Promise.all([digestOf(handle.createReadStream()), readNote(this.root, key)]);
+      if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
+      return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
+    });
   }
 
   async ping(): Promise<void> {
@@ -193,9 +202,7 @@ export class LocalObjectStore implements ObjectStore {
       // The request may have ended while we looked: then no temporary file is made at all.
       if (input.stream.errored) throw input.stream.errored;
       temp = tempFileIn(dir);
-      const { meter, digest } = meteredDigest(this.maxObjectSize);
-      await pipeline(input.stream, meter, tempFileWriter(temp));
-      const written = digest();
+      const written = await writeHashed(input.stream, temp, this.maxObjectSize);
       if (retryOf) {
         const same = retryOf.size === written.size && retryOf.sha256 === written.sha256;
         return same ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date } : { status: 'exists' };
@@ -204,14 +211,8 @@ export class LocalObjectStore implements ObjectStore {
       // The note first: by the time the file is under its key, who sent it and when are with it.
       const ingestionDate = new Date().toISOString();
       await writeNote(this.root, key, { uploader, ingestion_date: ingestionDate, ...written });
-      try {
-        await link(temp, file);
-      } catch (err) {
-        // (The note just written is then another file's; digest ignores a note whose SHA-256 is not the file's.)
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { status: 'exists' };
-        throw err;
-      }
-      await fsync(dir);
+      // Taken meanwhile: the note just written is then another file's (digest ignores a note whose SHA-256 is not the file's).
+      if (!(await linkIfFree(temp, file))) return { status: 'exists' };
       return { status: 'stored', ...written, uploader, ingestionDate };
     } finally {
       input.detach();
@@ -223,11 +224,13 @@ export class LocalObjectStore implements ObjectStore {
    * Removes a stored object (one whose record could not be written); durable once
    * this resolves. Absent already is fine.
    */
-  async remove(key: string): Promise<void> {
+  remove(key: string): Promise<void> {
     const file = this.fileOf(key);
-    await rm(file, { force: true });
-    await removeNote(this.root, key);
-    await fsync(dirname(file));
+    return backendCall(LOCAL_STORE, `remove ${key}`, async () => {
+      await rm(file, { force: true });
+      await removeNote(this.root, key);
+      await fsync(dirname(file));
+    });
   }
 
   /** Removes temporary files left by a crash. Run at start, before serving. */
@@ -254,24 +257,5 @@ export class LocalObjectStore implements ObjectStore {
   async recover(): Promise<{ temporaryFiles: number; expiredUploads: number }> {
     const temporaryFiles = (await this.removeTempFiles()) + (await this.removeTempFiles(notesRootOf(this.root)));
     return { temporaryFiles, expiredUploads: await this.multipart.removeExpired() };
-  }
-}
-
-/** A second write to a key while one is under way (one upload address replayed at once). */
-export class UploadUnderWayError extends ServerError {
-  override name = 'UploadUnderWayError';
-  constructor(readonly key: string) {
-    super(UPLOAD_UNDER_WAY.code, UPLOAD_UNDER_WAY.statusCode, UPLOAD_UNDER_WAY.message(key));
-  }
-}
-
-/** A key whose path passes a symbolic link in the store: refused, never followed (docs/trust.md). */
-export class StoreLinkError extends ServerError {
-  override name = 'StoreLinkError';
-  constructor(
-    readonly key: string,
-    readonly link: string,
-  ) {
-    super(STORE_LINK_REFUSED.code, STORE_LINK_REFUSED.statusCode, STORE_LINK_REFUSED.message(key, link));
   }
 }

@@ -47,3 +47,13 @@ export class UrlSigner {
     return Number(expires) * 1000 < now ? 'expired' : 'valid';
   }
 }
+
+/**
+ * A signed address of the local store: `<base>/store/<key, each segment encoded>?<name>=<value>&...`,
+ * the values encoded, in the order given (single PUTs and GETs, parts of uploads: docs/api.md).
+ */
+export function storeAddress(base: string, key: string, params: readonly (readonly [string, string | number | undefined])[]): string {
+  const path = key.split('/').map(encodeURIComponent).join('/');
+  const query = params.filter(([, value]) => value !== undefined).map(([name, value]) => `${name}=${encodeURIComponent(value!)}`);
+  return `${base}/store/${path}?${query.join('&')}`;
+}

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { ObjectTooLargeError } from '../object-store.js';
 
 /**
@@ -100,4 +101,27 @@ export async function fsync(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** `source`'s bytes into the fresh file `temp`, counted and hashed on the way (past `limit`: ObjectTooLargeError). */
+export async function writeHashed(source: Readable | AsyncIterable<Buffer>, temp: string, limit: number): Promise<{ size: number; sha256: string }> {
+  const { meter, digest } = meteredDigest(limit);
+  await pipeline(source, meter, tempFileWriter(temp));
+  return digest();
+}
+
+/**
+ * Puts the fsynced file `temp` under `target` if that name is free: `link` never replaces a
+ * file, so of racing writers exactly one wins; then the folder is fsynced, so the name
+ * survives a crash. False when the name was taken.
+ */
+export async function linkIfFree(temp: string, target: string): Promise<boolean> {
+  try {
+    await link(temp, target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  await fsync(dirname(target));
+  return true;
 }

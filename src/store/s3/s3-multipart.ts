@@ -22,6 +22,7 @@ import {
   type UploadedPart,
   type WriteGuard,
 } from '../object-store.js';
+import { backendCall, backendFailure } from '../../errors/index.js';
 import { uploaderMetadata } from './s3-object-metadata.js';
 import type { S3Staging } from './s3-staging.js';
 
@@ -77,8 +78,8 @@ export class S3Multipart implements MultipartUploads {
 
   async create(key: string, uploader?: string): Promise<string> {
     const suffix = `${randomBytes(6).toString('hex')}${ownerTag(uploader)}`;
-    const out = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: `${MULTIPART_PREFIX}${key}/${suffix}`, Metadata: uploaderMetadata(uploader) }),
+    const out = await backendCall('S3 store', `create upload of ${key}`, () =>
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: `${MULTIPART_PREFIX}${key}/${suffix}`, Metadata: uploaderMetadata(uploader) })),
     );
     if (!out.UploadId) throw new Error('S3 answered CreateMultipartUpload without an upload id');
     return `${suffix}:${out.UploadId}`;
@@ -105,7 +106,7 @@ export class S3Multipart implements MultipartUploads {
         marker = page.NextPartNumberMarker;
       }
     } catch (err) {
-      throw translate(err, key);
+      throw translate(err, key, 'list parts');
     }
     return parts;
   }
@@ -129,7 +130,7 @@ export class S3Multipart implements MultipartUploads {
       );
     } catch (err) {
       // A completion of this very upload that raced ours may have finished it: then promote.
-      if (!(isNoSuchUpload(err) && (await this.exists(assemblyKey)))) throw translate(err, key);
+      if (!(isNoSuchUpload(err) && (await this.exists(assemblyKey)))) throw translate(err, key, 'complete upload');
     }
     // The joined object stays until the caller has committed the record (then discards it): a
     // crash in between leaves it for the sweep, which indexes it in seconds (listAssembled).
@@ -146,7 +147,7 @@ export class S3Multipart implements MultipartUploads {
     try {
       await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: assemblyKey, UploadId: s3Id }));
     } catch (err) {
-      if (!isNoSuchUpload(err)) throw err;
+      if (!isNoSuchUpload(err)) throw backendFailure('S3 store', `abort upload of ${key}`, err);
     }
   }
 
@@ -156,13 +157,17 @@ export class S3Multipart implements MultipartUploads {
    */
   async *listAssembled(): AsyncIterable<StagedUpload> {
     const found: Required<StagedUpload>[] = [];
-    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: MULTIPART_PREFIX })) {
-      for (const object of page.Contents ?? []) {
-        const slash = object.Key?.lastIndexOf('/') ?? -1;
-        const key = object.Key?.slice(MULTIPART_PREFIX.length, slash);
-        if (!object.Key || !key || !ASSEMBLY_ID.test(object.Key.slice(slash + 1))) continue;
-        found.push({ stagingKey: object.Key, key, storedAt: object.LastModified ?? new Date(0) });
+    try {
+      for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: MULTIPART_PREFIX })) {
+        for (const object of page.Contents ?? []) {
+          const slash = object.Key?.lastIndexOf('/') ?? -1;
+          const key = object.Key?.slice(MULTIPART_PREFIX.length, slash);
+          if (!object.Key || !key || !ASSEMBLY_ID.test(object.Key.slice(slash + 1))) continue;
+          found.push({ stagingKey: object.Key, key, storedAt: object.LastModified ?? new Date(0) });
+        }
       }
+    } catch (err) {
+      throw backendFailure('S3 store', 'list assembled uploads', err);
     }
     yield* found.sort((a, b) => a.storedAt.getTime() - b.storedAt.getTime());
   }
@@ -185,8 +190,8 @@ function isNoSuchUpload(err: unknown): boolean {
   return err instanceof S3ServiceException && (err.name === 'NoSuchUpload' || err.$metadata.httpStatusCode === 404);
 }
 
-/** S3's refusals as the store port's errors. */
-function translate(err: unknown, key: string): unknown {
+/** S3's refusals as the store port's errors; any other failure as backendFailure. */
+function translate(err: unknown, key: string, operation: string): unknown {
   if (isNoSuchUpload(err)) return new NoSuchUploadError(key);
   if (err instanceof S3ServiceException && ['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall', 'MalformedXML'].includes(err.name)) {
     return new InvalidPartsError(`The object store refused the parts (${err.name}): name each part once, in ascending order, with the ETag its PUT answered; every part but the last needs at least 5 MiB.`);
@@ -194,7 +199,7 @@ function translate(err: unknown, key: string): unknown {
   if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 400) {
     return new InvalidPartsError(`The object store refused the parts (${err.name}).`);
   }
-  return err;
+  return backendFailure('S3 store', `${operation} of ${key}`, err);
 }
 
 /** 12 hex digits that name who opened an upload (see checkOwner). */

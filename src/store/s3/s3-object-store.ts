@@ -13,7 +13,9 @@ import { digestOf } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { ingestionDateFrom, uploaderFrom, uploaderMetadata } from './s3-object-metadata.js';
-import { isNotFound, S3Staging, STAGING_PREFIX, stagingKeyFor } from './s3-staging.js';
+import { isNotFound } from './s3-responses.js';
+import { S3Staging } from './s3-staging.js';
+import { STAGING_PREFIX, stagingKeyFor } from './s3-staging-keys.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import { isMissingBucket, MissingBucketError } from './missing-bucket.js';
 import type { S3Location } from './s3-url.js';
@@ -31,7 +33,11 @@ export class S3ObjectStore implements ObjectStore {
   /** One bucket behind every instance. */
   readonly shared = true;
 
-  constructor(readonly location: S3Location) {
+  /** `log` takes the SDK's warnings (none are printed without it). */
+  constructor(
+    readonly location: S3Location,
+    log?: StoreLog,
+  ) {
     this.client = new S3Client({
       region: location.region,
       endpoint: location.endpoint,
@@ -41,7 +47,7 @@ export class S3ObjectStore implements ObjectStore {
       // client) and some S3-compatible servers reject them outright.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      logger: quietStreamingWarning,
+      logger: sdkLogger(log),
     });
     this.staging = new S3Staging(this.client, location.bucket, location.maxPutBytes);
     this.multipart = new S3Multipart(this.client, location.bucket, this.staging);
@@ -122,18 +128,25 @@ export class S3ObjectStore implements ObjectStore {
   }
 }
 
+/** Where the store's warnings go: the server's logger (pino's `warn(object, message)`). */
+export interface StoreLog {
+  warn(details: object, message: string): void;
+}
+
 /**
  * Without a logger the SDK warns on the console whenever a request with a stream body fails;
  * a promotion's streamed PUT refused with 412 (the name is taken: the expected end of a lost
  * race) is no warning. With one, it also logs every failed command as an error, which is
  * thrown to the caller anyway (a HEAD's 404 is an answer, not an error): so only other
- * warnings reach the console.
+ * warnings reach the log.
  */
-const quietStreamingWarning = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (...args: unknown[]) => {
-    if (args[0] !== 'An error was encountered in a non-retryable streaming request.') console.warn(...args);
-  },
-  error: () => undefined,
-};
+function sdkLogger(log: StoreLog | undefined) {
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (...args: unknown[]) => {
+      if (args[0] !== 'An error was encountered in a non-retryable streaming request.') log?.warn({ sdk: args }, 'S3 SDK warning');
+    },
+    error: () => undefined,
+  };
+}

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
@@ -9,76 +8,21 @@ import {
   HeadObjectCommand,
   paginateListObjectsV2,
   PutObjectCommand,
-  S3ServiceException,
-  UploadPartCopyCommand,
   type HeadObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { backendCall, backendFailure } from '../../errors/index.js';
 import { digestOf, RunningDigest } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
 import { promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
-import { S3_MAX_PUT_BYTES, S3_MIN_PART_BYTES } from './s3-url.js';
+import { conditionStatus, isNotFound } from './s3-responses.js';
+import { copyInParts, copyPartSize } from './s3-part-copy.js';
+import { COPIED_FROM, copiedFrom, STAGING_ID, STAGING_PREFIX } from './s3-staging-keys.js';
+import { S3_MAX_PUT_BYTES } from './s3-url.js';
 import { backoffDelay, sleep } from '../../concurrency/backoff.js';
-import { runPool } from '../../concurrency/run-pool.js';
 
-/**
- * Where uploads wait until they are promoted: `.staging/<real key>/<24 hex digits>`.
- * No stored path begins with a dot, and keeping the real key first lets one listing
- * find every waiting upload of a name. An S3 lifecycle rule on this prefix clears
- * uploads nobody promoted (docs/deploy.md).
- */
-export const STAGING_PREFIX = '.staging/';
-const STAGING_ID = /^[0-9a-f]{24}$/;
-
-export function stagingKeyFor(key: string): string {
-  return `${STAGING_PREFIX}${key}/${randomBytes(12).toString('hex')}`;
-}
-
-export function isNotFound(err: unknown): boolean {
-  return err instanceof S3ServiceException && (err.$metadata.httpStatusCode === 404 || err.name === 'NotFound' || err.name === 'NoSuchKey');
-}
-
-/** 412: an object exists under the key. 409 (Amazon S3): a conditional write to the key is in flight. */
-function conditionStatus(err: unknown): 412 | 409 | undefined {
-  if (!(err instanceof S3ServiceException)) return undefined;
-  const status = err.$metadata.httpStatusCode;
-  return status === 412 || status === 409 ? status : undefined;
-}
-
-/** Part copies under way at once in a server-side copy. */
-const COPY_CONCURRENCY = 4;
-/** Part size of a server-side copy, at most: a lease is checked between parts. */
-const COPY_PART_BYTES = 512 * 1024 ** 2;
-/** Most parts of one multipart upload (S3). */
-const MAX_PARTS = 10_000;
-
-/** The size of each part copied for an object of `size` bytes: at least 5 MiB, at most `maxPutBytes`, few enough parts. */
-export function copyPartSize(size: number, maxPutBytes: number): number {
-  const mib = 1024 * 1024;
-  const needed = Math.ceil(Math.ceil(size / MAX_PARTS) / mib) * mib;
-  return Math.max(S3_MIN_PART_BYTES, Math.min(maxPutBytes, COPY_PART_BYTES), needed);
-}
-
-/** The key as the x-amz-copy-source header names it: `<bucket>/<key>`, each segment URI-encoded. */
-function copySource(bucket: string, key: string): string {
-  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
-}
-
-/**
- * Metadata of an object written by a promotion: the ETag of the staged object it came from (a
- * copy in parts, or a joined upload in parts, has an ETag unlike the PUT's), so that the same
- * upload announced or swept again is known.
- */
-const COPIED_FROM = 'sdc-copied-from';
-
-/**
- * COPIED_FROM for a promotion by PutObject: only when the source is a joined upload in parts,
- * whose ETag (`<hash>-<parts>`) never equals the PUT's; a single PUT's ETag matches by itself.
- */
-function copiedFrom(etag: string | undefined): Record<string, string> {
-  return etag?.includes('-') ? { [COPIED_FROM]: etag } : {};
-}
+export { copyPartSize } from './s3-part-copy.js';
 
 class Interrupted extends Error {
   override name = 'Interrupted';
@@ -119,6 +63,14 @@ export class S3Staging implements StagingArea {
 
   /** In key order; the uploads of one name (adjacent in the listing) oldest first. */
   async *listStaged(key?: string): AsyncIterable<StagedUpload> {
+    try {
+      yield* this.listStagedUnder(key);
+    } catch (err) {
+      throw backendFailure('S3 store', 'list staged', err);
+    }
+  }
+
+  private async *listStagedUnder(key?: string): AsyncIterable<StagedUpload> {
     const prefix = key === undefined ? STAGING_PREFIX : `${STAGING_PREFIX}${key}/`;
     let group: { upload: StagedUpload; at: number }[] = [];
     const flush = function* () {
@@ -137,7 +89,11 @@ export class S3Staging implements StagingArea {
     yield* flush();
   }
 
-  async promote(upload: StagedUpload, guard?: WriteGuard, options: PromoteOptions = {}): Promise<Promotion> {
+  promote(upload: StagedUpload, guard?: WriteGuard, options: PromoteOptions = {}): Promise<Promotion> {
+    return backendCall('S3 store', `promote ${upload.key}`, () => this.promoteOnce(upload, guard, options));
+  }
+
+  private async promoteOnce(upload: StagedUpload, guard: WriteGuard | undefined, options: PromoteOptions): Promise<Promotion> {
     const keep = options.keepStaged === true;
     const source = await this.headOf(upload.stagingKey);
     if (!source) return { outcome: 'absent' };
@@ -147,8 +103,8 @@ export class S3Staging implements StagingArea {
     return (source.ContentLength ?? 0) <= this.maxPutBytes ? this.putPromote(upload, guard, keep) : this.copyPromote(upload, source, guard, keep);
   }
 
-  async discard(upload: StagedUpload): Promise<void> {
-    await this.remove(upload);
+  discard(upload: StagedUpload): Promise<void> {
+    return backendCall('S3 store', `DELETE ${upload.stagingKey}`, () => this.remove(upload));
   }
 
   /**
@@ -242,29 +198,14 @@ export class S3Staging implements StagingArea {
       if (guard && !(await guard.stillHeld())) throw new Interrupted();
     };
     try {
-      const partSize = copyPartSize(size, this.maxPutBytes);
-      const count = Math.ceil(size / partSize);
-      const etags: string[] = new Array<string>(count);
-      const parts = Array.from({ length: count }, (_, index) => index);
-      await runPool(parts, COPY_CONCURRENCY, async (index) => {
-        await held();
-        const first = index * partSize;
-        const last = Math.min(size, first + partSize) - 1;
-        const out = await this.client.send(
-          new UploadPartCopyCommand({
-            Bucket: this.bucket,
-            Key: upload.key,
-            UploadId: uploadId,
-            PartNumber: index + 1,
-            CopySource: copySource(this.bucket, upload.stagingKey),
-            CopySourceRange: `bytes=${first}-${last}`,
-            // The staged bytes HEAD saw, not others a replayed upload address put there since.
-            CopySourceIfMatch: source.ETag,
-          }),
-        );
-        const etag = out.CopyPartResult?.ETag;
-        if (!etag) throw new Error(`S3 answered UploadPartCopy of part ${index + 1} of ${upload.key} without an ETag`);
-        etags[index] = etag;
+      const etags = await copyInParts(this.client, this.bucket, {
+        key: upload.key,
+        uploadId,
+        sourceKey: upload.stagingKey,
+        sourceETag: source.ETag,
+        size,
+        partSize: copyPartSize(size, this.maxPutBytes),
+        beforeEachPart: held,
       });
       // Right before the object appears under the real key: still ours, and still free.
       await held();

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = resolve(import.meta.dirname, '../../../src/catalog');
+const ROOT = resolve(import.meta.dirname, '../../src');
 
 /** The catalog's modules and what each imports at run time (type-only imports leave no edge). */
 function importGraph(): Map<string, string[]> {
@@ -19,7 +19,7 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
-describe('src/catalog', () => {
+describe('src', () => {
   it('has no import cycle (each module can be read, and loaded, before those that use it)', () => {
     const graph = importGraph();
     const cycles: string[] = [];
@@ -36,7 +36,7 @@ describe('src/catalog', () => {
       state.set(node, 'done');
     };
     for (const node of graph.keys()) if (!state.has(node)) visit(node);
-    expect(graph.size).toBeGreaterThan(30);
+    expect(graph.size).toBeGreaterThan(150);
     expect(cycles).toEqual([]);
   });
 });

@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Where uploads wait until they are promoted: `.staging/<real key>/<24 hex digits>`.
+ * No stored path begins with a dot, and keeping the real key first lets one listing
+ * find every waiting upload of a name. An S3 lifecycle rule on this prefix clears
+ * uploads nobody promoted (docs/deploy.md).
+ */
+export const STAGING_PREFIX = '.staging/';
+export const STAGING_ID = /^[0-9a-f]{24}$/;
+
+export function stagingKeyFor(key: string): string {
+  return `${STAGING_PREFIX}${key}/${randomBytes(12).toString('hex')}`;
+}
+
+/** The key as the x-amz-copy-source header names it: `<bucket>/<key>`, each segment URI-encoded. */
+export function copySource(bucket: string, key: string): string {
+  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * Metadata of an object written by a promotion: the ETag of the staged object it came from (a
+ * copy in parts, or a joined upload in parts, has an ETag unlike the PUT's), so that the same
+ * upload announced or swept again is known.
+ */
+export const COPIED_FROM = 'sdc-copied-from';
+
+/**
+ * COPIED_FROM for a promotion by PutObject: only when the source is a joined upload in parts,
+ * whose ETag (`<hash>-<parts>`) never equals the PUT's; a single PUT's ETag matches by itself.
+ */
+export function copiedFrom(etag: string | undefined): Record<string, string> {
+  return etag?.includes('-') ? { [COPIED_FROM]: etag } : {};
+}
