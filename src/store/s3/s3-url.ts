@@ -19,6 +19,12 @@ export interface S3Location {
    * the copy with small files.
    */
   readonly maxPutBytes: number;
+  /**
+   * How long a request to the store may go without a byte before it fails as unavailable (503
+   * SDC_STORE_UNAVAILABLE): a store that accepts connections and never answers would otherwise
+   * hold every upload that asks it. Default 60 s, far above any answer a working store takes.
+   */
+  readonly requestTimeoutMs: number;
 }
 
 /** S3's limit on one PutObject (and on one UploadPartCopy). */
@@ -26,11 +32,12 @@ export const S3_MAX_PUT_BYTES = 5 * 1024 ** 3;
 /** S3's smallest part of a multipart upload, but the last. */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
 
-const PARAMETERS = ['endpoint', 'region', 'forcePathStyle', 'conditionalPut', 'maxPutBytes'];
+const PARAMETERS = ['endpoint', 'region', 'forcePathStyle', 'conditionalPut', 'maxPutBytes', 'requestTimeoutMs'];
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const EXAMPLE = 's3://my-bucket?region=us-east-1 or s3://my-bucket?endpoint=http://127.0.0.1:9000&forcePathStyle=true';
 
-/** Reads `s3://bucket?endpoint=...&region=...&forcePathStyle=true&conditionalPut=required&maxPutBytes=...`. */
+/** Reads `s3://bucket?endpoint=...&region=...&forcePathStyle=true&conditionalPut=required&maxPutBytes=...&requestTimeoutMs=...`. */
 export function parseS3Url(url: string): S3Location {
   let parsed: URL;
   try {
@@ -64,5 +71,8 @@ export function parseS3Url(url: string): S3Location {
   if (!(maxPutBytes >= S3_MIN_PART_BYTES && maxPutBytes <= S3_MAX_PUT_BYTES)) {
     throw new Error(`SDC_STORE maxPutBytes must be a number of bytes from ${S3_MIN_PART_BYTES} (5 MiB) to ${S3_MAX_PUT_BYTES} (5 GiB, the default)`);
   }
-  return { bucket, endpoint, region: get('region'), forcePathStyle: forcePathStyle === 'true', conditionalPut, maxPutBytes };
+  const timeout = get('requestTimeoutMs') ?? String(DEFAULT_REQUEST_TIMEOUT_MS);
+  const requestTimeoutMs = /^\d{1,7}$/.test(timeout) ? Number(timeout) : NaN;
+  if (!(requestTimeoutMs >= 1000)) throw new Error(`SDC_STORE requestTimeoutMs must be a number of milliseconds, at least 1000 (default ${DEFAULT_REQUEST_TIMEOUT_MS})`);
+  return { bucket, endpoint, region: get('region'), forcePathStyle: forcePathStyle === 'true', conditionalPut, maxPutBytes, requestTimeoutMs };
 }
