@@ -215,8 +215,16 @@ describe('uploads in parts on the local store', () => {
         }),
       ),
     );
+    // A newer send of a part supersedes an older one only after the older one's cleanup, so the
+    // 20 sends settle one after another: clean means clean on every look for half a second.
     const end = Date.now() + 10_000;
-    while (Date.now() < end && ((await tempFiles(server.home)).length > 0 || (await openFiles()) > 0)) await new Promise((r) => setTimeout(r, 50));
+    let cleanSince: number | undefined;
+    while (Date.now() < end) {
+      const clean = (await tempFiles(server.home)).length === 0 && (await openFiles()) === 0;
+      cleanSince = clean ? (cleanSince ?? Date.now()) : undefined;
+      if (cleanSince !== undefined && Date.now() - cleanSince >= 500) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect(await tempFiles(server.home)).toEqual([]);
     expect(await openFiles()).toBe(0);
     // No part came of them, and the upload still works.
