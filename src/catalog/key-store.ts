@@ -1,8 +1,20 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/**
+ * What a key may do (docs/api.md, "API keys"): an `uploader` uploads; a `curator` may do all an
+ * uploader may and also the archive's corrections (routes of access class `curator`).
+ */
+export type KeyRole = 'uploader' | 'curator';
+export const KEY_ROLES: readonly KeyRole[] = ['uploader', 'curator'];
+
+export function isKeyRole(value: string): value is KeyRole {
+  return (KEY_ROLES as readonly string[]).includes(value);
+}
+
 /** What is known of a key, never the key itself. */
 export interface ApiKeyInfo {
   readonly name: string;
+  readonly role: KeyRole;
   /** Public part of the key (`sdc_<key id>_...`): finds its row, safe to show. */
   readonly keyId: string;
   readonly createdAt: string;
@@ -16,7 +28,7 @@ export type RotateResult =
   | { readonly kind: 'unknown' | 'revoked' };
 
 export type KeyCheck =
-  | { readonly kind: 'valid'; readonly name: string }
+  | { readonly kind: 'valid'; readonly name: string; readonly role: KeyRole }
   | { readonly kind: 'revoked'; readonly name: string; readonly revokedAt: string }
   | { readonly kind: 'invalid' };
 
@@ -25,13 +37,13 @@ export type KeyCheck =
  * `create`. Keys are never deleted, only revoked, so a name always means one key.
  */
 export interface KeyStore {
-  /** A new key named `name`; the only time its text is ever returned. */
-  create(name: string): Promise<{ readonly key: string; readonly info: ApiKeyInfo }>;
+  /** A new key named `name` (role `uploader` unless told); the only time its text is ever returned. */
+  create(name: string, role?: KeyRole): Promise<{ readonly key: string; readonly info: ApiKeyInfo }>;
   list(): Promise<ApiKeyInfo[]>;
   /** Revokes every key of the name at once, including one still in a rotation's overlap. */
   revoke(name: string): Promise<'revoked' | 'already_revoked' | 'unknown'>;
   /**
-   * A new key for the same name (uploads keep their uploader name); the name's live keys keep
+   * A new key for the same name and role (uploads keep their uploader name); the name's live keys keep
    * working for `overlapSeconds` more, then are revoked. A name with no live key is not rotated.
    */
   rotate(name: string, overlapSeconds: number): Promise<RotateResult>;
@@ -65,8 +77,10 @@ export function generateKey(): { readonly key: string; readonly keyId: string } 
  * The verdict on a genuine key's row: revoked once its revocation time has come (a rotation
  * sets it ahead, docs/trust.md). ISO-8601 UTC times compare as strings.
  */
-export function verdictOf(name: string, revokedAt: string | null, now = new Date().toISOString()): KeyCheck {
-  return revokedAt !== null && revokedAt <= now ? { kind: 'revoked', name, revokedAt } : { kind: 'valid', name };
+export function verdictOf(name: string, role: string, revokedAt: string | null, now = new Date().toISOString()): KeyCheck {
+  if (revokedAt !== null && revokedAt <= now) return { kind: 'revoked', name, revokedAt };
+  // A role this version does not know grants no more than an uploader's.
+  return { kind: 'valid', name, role: isKeyRole(role) ? role : 'uploader' };
 }
 
 /** The key id of a well-formed key, else undefined. */

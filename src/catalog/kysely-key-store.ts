@@ -3,6 +3,8 @@ import { transactionReportingCause } from './first-failure-transaction.js';
 import {
   generateKey,
   hashKey,
+  isKeyRole,
+  KEY_ROLES,
   keyIdOf,
   keyMatches,
   KeyNameError,
@@ -10,6 +12,7 @@ import {
   type ApiKeyInfo,
   verdictOf,
   type KeyCheck,
+  type KeyRole,
   type KeyStore,
   type RotateResult,
 } from './key-store.js';
@@ -19,13 +22,14 @@ import type { ApiKeysTable, CatalogDatabase } from './schema.js';
 export class KyselyKeyStore implements KeyStore {
   constructor(private readonly db: Kysely<CatalogDatabase>) {}
 
-  async create(name: string): Promise<{ key: string; info: ApiKeyInfo }> {
+  async create(name: string, role: KeyRole = 'uploader'): Promise<{ key: string; info: ApiKeyInfo }> {
     const problem = keyNameProblem(name);
     if (problem) throw new KeyNameError(problem);
+    if (!isKeyRole(role)) throw new KeyNameError(`Invalid role ${JSON.stringify(role)}: expected one of ${KEY_ROLES.join(', ')}.`);
     const taken = () => new KeyNameError(`A key named ${name} already exists (names are never reused, even after revoke). Choose another name.`);
     if (await this.nameExists(name)) throw taken();
     const { key, keyId } = generateKey();
-    const row = { key_id: keyId, name, generation: 1, key_hash: hashKey(key), created_at: new Date().toISOString(), revoked_at: null };
+    const row = { key_id: keyId, name, role, generation: 1, key_hash: hashKey(key), created_at: new Date().toISOString(), revoked_at: null };
     try {
       await this.db.insertInto('api_keys').values(row).execute();
     } catch (error) {
@@ -61,15 +65,18 @@ export class KyselyKeyStore implements KeyStore {
 
   async rotate(name: string, overlapSeconds: number): Promise<RotateResult> {
     const now = new Date();
-    const rows = await this.db.selectFrom('api_keys').select(['generation', 'revoked_at']).where('name', '=', name).execute();
+    const rows = await this.db.selectFrom('api_keys').select(['generation', 'role', 'revoked_at']).where('name', '=', name).execute();
     if (rows.length === 0) return { kind: 'unknown' };
     if (!rows.some((r) => r.revoked_at === null || r.revoked_at > now.toISOString())) return { kind: 'revoked' };
     const { key, keyId } = generateKey();
     const oldUntil = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
+    // The new key keeps the role of the name's latest one: a rotation changes the secret, not the rights.
+    const latest = rows.reduce((a, b) => (Number(b.generation) > Number(a.generation) ? b : a));
     const row = {
       key_id: keyId,
       name,
-      generation: Math.max(...rows.map((r) => Number(r.generation))) + 1,
+      role: latest.role,
+      generation: Number(latest.generation) + 1,
       key_hash: hashKey(key),
       created_at: now.toISOString(),
       revoked_at: null,
@@ -101,7 +108,7 @@ export class KyselyKeyStore implements KeyStore {
     if (keyId === undefined) return { kind: 'invalid' };
     const row = await this.db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
     if (!row || !keyMatches(presented, row.key_hash)) return { kind: 'invalid' };
-    return verdictOf(row.name, row.revoked_at);
+    return verdictOf(row.name, row.role, row.revoked_at);
   }
 
   async anyExist(): Promise<boolean> {
@@ -110,5 +117,5 @@ export class KyselyKeyStore implements KeyStore {
 }
 
 function toInfo(row: Selectable<ApiKeysTable>): ApiKeyInfo {
-  return { name: row.name, keyId: row.key_id, createdAt: row.created_at, ...(row.revoked_at ? { revokedAt: row.revoked_at } : {}) };
+  return { name: row.name, role: isKeyRole(row.role) ? row.role : 'uploader', keyId: row.key_id, createdAt: row.created_at, ...(row.revoked_at ? { revokedAt: row.revoked_at } : {}) };
 }

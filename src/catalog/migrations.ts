@@ -153,6 +153,13 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
         await db.schema.alterTable('api_keys_0009').renameTo('api_keys').execute();
       },
     },
+    // Roles on keys (docs/api.md, "API keys"): every key made before roles existed uploads, so it
+    // becomes an `uploader`; `sdc keys create --role curator` makes the others.
+    '0010-api-key-roles': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('api_keys').addColumn('role', 'text', (c) => c.notNull().defaultTo('uploader')).execute();
+      },
+    },
   };
 }
 

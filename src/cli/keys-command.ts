@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { KeyNameError, type KeyStore } from '../catalog/index.js';
+import { isKeyRole, KEY_ROLES, KeyNameError, type KeyStore } from '../catalog/index.js';
 import { openCatalog } from '../catalog/open-catalog.js';
 import { loadServerConfig, type ServerSettings } from '../config.js';
 import { checkOperatorTarget, withCreateOption } from './operator-target.js';
@@ -35,11 +35,19 @@ export function registerKeysCommand(program: Command): void {
 
   where(keys.command('create <name>'))
     .description('create a key named <name> (who uploads with it, e.g. swe-pipeline) and print it once')
-    .action(async (name: string, flags: KeysFlags) => {
+    .option('--role <role>', `what the key may do: ${KEY_ROLES.join(' or ')} (a curator may also correct the archive)`, 'uploader')
+    .action(async (name: string, flags: KeysFlags & { role: string }) => {
+      // Refused before the catalog is opened: a mistyped role must not leave a key behind.
+      if (!isKeyRole(flags.role)) {
+        console.error(`sdc keys: --role expects one of ${KEY_ROLES.join(', ')}, got ${JSON.stringify(flags.role)}`);
+        process.exitCode = 2;
+        return;
+      }
+      const role = flags.role;
       try {
-        const { key } = await withKeys(flags, (k) => k.create(name));
+        const { key } = await withKeys(flags, (k) => k.create(name, role));
         console.log(key);
-        console.error(`Created key "${name}". This is the only time it is shown: store it now. Send it as X-API-Key.`);
+        console.error(`Created ${role} key "${name}". This is the only time it is shown: store it now. Send it as X-API-Key.`);
       } catch (err) {
         if (!(err instanceof KeyNameError)) throw err;
         console.error(`sdc keys: ${err.message}`);
@@ -48,7 +56,7 @@ export function registerKeysCommand(program: Command): void {
     });
 
   where(keys.command('list'))
-    .description('list keys: name, key id, created, revoked (never the keys themselves)')
+    .description('list keys: name, role, key id, created, revoked (never the keys themselves)')
     .action(async (flags: KeysFlags) => {
       const list = await withKeys(flags, (k) => k.list());
       if (list.length === 0) {
@@ -58,13 +66,13 @@ export function registerKeysCommand(program: Command): void {
       const now = new Date().toISOString();
       // A revocation time ahead is a rotation's overlap: the key works until then.
       const revoked = (at: string | undefined) => (at === undefined ? '-' : at > now ? `${at} (overlap)` : at);
-      const rows = [['NAME', 'KEY ID', 'CREATED', 'REVOKED'], ...list.map((k) => [k.name, k.keyId, k.createdAt, revoked(k.revokedAt)])];
+      const rows = [['NAME', 'ROLE', 'KEY ID', 'CREATED', 'REVOKED'], ...list.map((k) => [k.name, k.role, k.keyId, k.createdAt, revoked(k.revokedAt)])];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
       for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
     });
 
   where(keys.command('rotate <name>'))
-    .description('give <name> a new key (uploads keep their uploader name); its old key keeps working for the overlap, then is revoked')
+    .description('give <name> a new key of the same role (uploads keep their uploader name); its old key keeps working for the overlap, then is revoked')
     .option('--overlap <duration>', 'how long the old key keeps working: seconds, or a number with s, m, h or d', '24h')
     .action(async (name: string, flags: KeysFlags & { overlap: string }) => {
       const overlap = parseDuration(flags.overlap);
@@ -77,7 +85,7 @@ export function registerKeysCommand(program: Command): void {
       if (result.kind === 'rotated') {
         console.log(result.key);
         console.error(
-          `New key for "${name}" (key id ${result.info.keyId}). This is the only time it is shown: store it now. ` +
+          `New ${result.info.role} key for "${name}" (key id ${result.info.keyId}). This is the only time it is shown: store it now. ` +
             `The old key works until ${result.oldUntil}; "sdc keys revoke ${name}" ends both at once.`,
         );
       } else {

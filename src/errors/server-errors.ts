@@ -141,6 +141,12 @@ export const API_KEY_REVOKED = declareError(
   403,
   (name: string, when: string) => `The API key "${name}" was revoked on ${when}. Ask the archive's operators for a new one.`,
 );
+export const API_KEY_NOT_CURATOR = declareError(
+  'SDC_API_KEY_NOT_CURATOR',
+  403,
+  (name: string, role: string) =>
+    `The API key "${name}" is an ${role} key: this call needs a curator key. Ask the archive's operators for one ("sdc keys create NAME --role curator").`,
+);
 export const RATE_LIMITED = declareError(
   'SDC_RATE_LIMITED',
   429,

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { KeyCheck, KeyStore } from '../catalog/index.js';
-import { API_KEY_INVALID, API_KEY_MISSING, API_KEY_REVOKED, raise } from '../errors/index.js';
+import type { KeyCheck, KeyRole, KeyStore } from '../catalog/index.js';
+import { API_KEY_INVALID, API_KEY_MISSING, API_KEY_NOT_CURATOR, API_KEY_REVOKED, raise } from '../errors/index.js';
 import { sendError } from './error-answer.js';
 import { presentedKey } from './presented-key.js';
 import type { AccessClass } from './route-access.js';
@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Name of the API key the request was authenticated with, if any. */
     apiKeyName?: string;
+    /** Role of that key (docs/api.md, "API keys"), beside its name. */
+    apiKeyRole?: KeyRole;
     /** The verdict on the key the request presented, when its route's class looks at keys. */
     keyVerdict?: KeyCheck;
     /** The access class of the route the request matched, read once by the key check's first hook. */
@@ -34,7 +36,7 @@ export const messages = {
 } as const;
 
 /** What each class that can need a key calls its calls, for the 401 message. */
-const ACTION: Partial<Record<AccessClass, string>> = { upload: 'upload', read: 'query or download' };
+const ACTION: Partial<Record<AccessClass, string>> = { upload: 'upload', curator: 'correct the archive', read: 'query or download' };
 
 /** The class of the route the request matched; unmatched requests (404) are public. */
 function accessOf(request: FastifyRequest): AccessClass {
@@ -46,7 +48,8 @@ function accessOf(request: FastifyRequest): AccessClass {
  * `upload` needs a key as soon as any key has ever been created (or always, with
  * SDC_REQUIRE_KEYS); `read` needs one only with SDC_READ_NEEDS_KEY; the other classes
  * never look at API keys (public needs none; signed and operator routes carry their own
- * proof). 401 = no key sent, 403 = a wrong or revoked one.
+ * proof). `curator` always needs a key, and a curator's: keys being off (none created yet)
+ * opens no correction to anyone. 401 = no key sent, 403 = a wrong, revoked or uploader one.
  *
  * Two steps, so that the rate limit (rate-limit.ts) sits between them: `onRequest`
  * verifies a presented key (the limit then counts per verified key, else per address,
@@ -58,13 +61,14 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
   let keysExist = options.requireKeys;
   const needsKey = (access: AccessClass) => access === 'upload' || (access === 'read' && options.readNeedsKey);
   // A key sent to a read route is verified even where reads are open: its holder gets the key's rate budget.
-  const takesKey = (access: AccessClass) => access === 'upload' || access === 'read';
+  const takesKey = (access: AccessClass) => access === 'upload' || access === 'curator' || access === 'read';
 
 
   const noted = (request: FastifyRequest, reply: FastifyReply, verdict: KeyCheck): void => {
     request.keyVerdict = verdict;
     if (verdict.kind === 'valid') {
       request.apiKeyName = verdict.name;
+      request.apiKeyRole = verdict.role;
       // Every later log line of this request says whose key it was (pino's loggers bind in place).
       const log = request.log as FastifyBaseLogger & { setBindings?(bindings: object): void };
       if (log.setBindings) log.setBindings({ api_key: verdict.name });
@@ -102,13 +106,19 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
     if (verdict === undefined) sendError(reply, raise(API_KEY_MISSING, [ACTION[access]!, options.missionName], { headers: { 'WWW-Authenticate': 'Bearer' } }));
     else if (verdict.kind === 'invalid') sendError(reply, API_KEY_INVALID.create());
     else if (verdict.kind === 'revoked') sendError(reply, API_KEY_REVOKED.create(verdict.name, verdict.revokedAt));
+    else if (access === 'curator' && verdict.role !== 'curator') sendError(reply, API_KEY_NOT_CURATOR.create(verdict.name, verdict.role));
     else return true;
     return false;
   };
 
   app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
     const access = request.accessClass ?? accessOf(request);
-    if (request.method === 'OPTIONS' || !needsKey(access)) return done(null, payload);
+    if (request.method === 'OPTIONS') return done(null, payload);
+    if (access === 'curator') {
+      if (verdictOn(request, reply, access)) done(null, payload);
+      return;
+    }
+    if (!needsKey(access)) return done(null, payload);
     if (keysExist) {
       if (verdictOn(request, reply, access)) done(null, payload);
       return;

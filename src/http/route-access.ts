@@ -6,14 +6,16 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
  * - `read`: the archive's contents (query, download, the feed, coverage, metrics): anyone,
  *   or only key holders with SDC_READ_NEEDS_KEY;
  * - `upload`: upload addresses: key holders once any key exists (or with SDC_REQUIRE_KEYS);
+ * - `curator`: corrections to the archive: always a key, and one whose role is `curator`
+ *   (docs/api.md, "API keys"); a curator key may also call every `upload` route;
  * - `signed`: the local store's own addresses, opened by their signature alone;
  * - `operator`: machinery of the archive (object-store notifications), each with its own secret.
  * The key check reads the class of the route the request *matched*, so no spelling of a URL
  * (percent-encoding, absolute form, `/v0`) can reach a route under another class.
  */
-export type AccessClass = 'public' | 'read' | 'upload' | 'signed' | 'operator';
+export type AccessClass = 'public' | 'read' | 'upload' | 'curator' | 'signed' | 'operator';
 
-const ACCESS_CLASSES: readonly AccessClass[] = ['public', 'read', 'upload', 'signed', 'operator'];
+const ACCESS_CLASSES: readonly AccessClass[] = ['public', 'read', 'upload', 'curator', 'signed', 'operator'];
 
 declare module 'fastify' {
   interface FastifyContextConfig {

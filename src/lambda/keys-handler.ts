@@ -1,10 +1,10 @@
-import { KeyNameError, type ApiKeyInfo } from '../catalog/index.js';
+import { isKeyRole, KEY_ROLES, KeyNameError, type ApiKeyInfo } from '../catalog/index.js';
 import type { ServiceContext } from '../service/index.js';
 import { cachedContext, contextFromEnvironment } from './lambda-context.js';
 
 /** What the operator sends, e.g. `aws lambda invoke --payload '{"create":"swe-pipeline"}'`. */
 export type KeysEvent =
-  | { readonly create: string }
+  | { readonly create: string; readonly role?: string }
   | { readonly revoke: string }
   | { readonly rotate: string; readonly overlapSeconds?: number }
   | { readonly list: true };
@@ -29,7 +29,9 @@ export function makeKeysHandler(context: () => Promise<ServiceContext>) {
     const keys = (await context()).catalog.keys();
     try {
       if ('create' in event) {
-        const { key } = await keys.create(event.create);
+        const role = event.role ?? 'uploader';
+        if (!isKeyRole(role)) return { error: `role must be one of ${KEY_ROLES.join(', ')} (default uploader).` };
+        const { key } = await keys.create(event.create, role);
         return { created: event.create, key, note: 'This is the only time the key is shown: store it now. Clients send it as X-API-Key.' };
       }
       if ('rotate' in event) {
@@ -47,7 +49,7 @@ export function makeKeysHandler(context: () => Promise<ServiceContext>) {
       if (err instanceof KeyNameError) return { error: err.message };
       throw err;
     }
-    return { error: 'Expected {"create": "<name>"}, {"rotate": "<name>", "overlapSeconds": 86400}, {"revoke": "<name>"} or {"list": true}.' };
+    return { error: 'Expected {"create": "<name>", "role": "uploader" | "curator"}, {"rotate": "<name>", "overlapSeconds": 86400}, {"revoke": "<name>"} or {"list": true}.' };
   };
 }
 

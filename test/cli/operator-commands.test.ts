@@ -46,7 +46,7 @@ describe('operator commands say where they act and never create a catalog unaske
     expect(existsSync(catalog)).toBe(true);
     // It says what it applied, by name; run again, that there was nothing to apply.
     expect(created.stdout).toMatch(new RegExp(`^applied (\\d+) migration\\(s\\) to sqlite:${catalog}:\n  0001-files\n  0002-query-indexes\n`));
-    expect(created.stdout).toContain('  0008-latest-flag-and-coverage-days\n  0009-api-key-generations\ncatalog schema is up to date\n');
+    expect(created.stdout).toContain('  0008-latest-flag-and-coverage-days\n  0009-api-key-generations\n  0010-api-key-roles\ncatalog schema is up to date\n');
     const again = await runCli(['migrate', '--home', home], { cwd: elsewhere });
     expect(again.stdout).toBe(`catalog schema is up to date, nothing to apply: sqlite:${catalog}\n`);
 
@@ -56,7 +56,11 @@ describe('operator commands say where they act and never create a catalog unaske
     expect(key.stderr).toContain(`catalog: sqlite:${catalog}`);
 
     const listed = await runCli(['keys', 'list'], { cwd: elsewhere, env: { SDC_HOME: home } });
-    expect(listed.stdout).toContain('swe-pipeline');
+    expect(listed.stdout).toMatch(/^swe-pipeline\s+uploader\s/m);
+
+    const refused = await runCli(['keys', 'create', 'ops', '--role', 'root', '--home', home], { cwd: elsewhere });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--role expects one of uploader, curator, got "root"');
 
     const seeded = await runCli(['seed', '--count', '5', '--catalog', `sqlite:${catalog}`], { cwd: elsewhere });
     expect(seeded.code).toBe(0);

@@ -34,18 +34,18 @@ describe('migration 0009 (key generations) keeps the keys of an older catalog', 
       insert into api_keys_old select key_id, name, key_hash, created_at, revoked_at from api_keys;
       drop table api_keys;
       alter table api_keys_old rename to api_keys;
-      delete from kysely_migration where name = '0009-api-key-generations';`);
+      delete from kysely_migration where name in ('0009-api-key-generations', '0010-api-key-roles');`);
     db.close();
 
     const migrated = await openCatalog(`sqlite:${file}`);
     try {
       const keys = migrated.keys();
-      expect(await keys.check(live.key)).toEqual({ kind: 'valid', name: 'swe-pipeline' });
+      expect(await keys.check(live.key)).toEqual({ kind: 'valid', name: 'swe-pipeline', role: 'uploader' });
       expect(await keys.check(gone.key)).toMatchObject({ kind: 'revoked', name: 'mag-pipeline' });
       await expect(keys.create('swe-pipeline')).rejects.toThrow(/already exists/);
       const rotated = await keys.rotate('swe-pipeline', 60);
-      expect(rotated.kind === 'rotated' && (await keys.check(rotated.key))).toEqual({ kind: 'valid', name: 'swe-pipeline' });
-      expect(await keys.check(live.key)).toEqual({ kind: 'valid', name: 'swe-pipeline' });
+      expect(rotated.kind === 'rotated' && (await keys.check(rotated.key))).toEqual({ kind: 'valid', name: 'swe-pipeline', role: 'uploader' });
+      expect(await keys.check(live.key)).toEqual({ kind: 'valid', name: 'swe-pipeline', role: 'uploader' });
     } finally {
       await migrated.close();
     }

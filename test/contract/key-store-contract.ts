@@ -26,7 +26,7 @@ export function describeKeyStore(name: string, make: () => Promise<CatalogUnderT
       expect(info).toMatchObject({ name: 'swe-pipeline' });
       expect(Number.isNaN(Date.parse(info.createdAt))).toBe(false);
       expect(await keys.anyExist()).toBe(true);
-      expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'swe-pipeline' });
+      expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'swe-pipeline', role: 'uploader' });
     });
 
     it('refuses a key that differs from a real one, or is not a key at all', async () => {
@@ -61,7 +61,7 @@ export function describeKeyStore(name: string, make: () => Promise<CatalogUnderT
     it('reads a key at every check: one checked valid before is refused as soon as it is revoked', async () => {
       const { key } = await keys.create('glows-pipeline');
       // Checked again and again, as a client that sends its key on every request.
-      for (let i = 0; i < 3; i++) expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'glows-pipeline' });
+      for (let i = 0; i < 3; i++) expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'glows-pipeline', role: 'uploader' });
       const last = key.at(-1) === 'A' ? 'B' : 'A';
       expect(await keys.check(key.slice(0, -1) + last)).toEqual({ kind: 'invalid' });
       expect(await keys.revoke('glows-pipeline')).toBe('revoked');
@@ -95,8 +95,8 @@ export function describeKeyStore(name: string, make: () => Promise<CatalogUnderT
       if (rotated.kind !== 'rotated') return;
       expect(rotated.info.name).toBe('codice-pipeline');
       expect(Date.parse(rotated.oldUntil) - Date.now()).toBeGreaterThan(3500_000);
-      expect(await keys.check(rotated.key)).toEqual({ kind: 'valid', name: 'codice-pipeline' });
-      expect(await keys.check(old)).toEqual({ kind: 'valid', name: 'codice-pipeline' });
+      expect(await keys.check(rotated.key)).toEqual({ kind: 'valid', name: 'codice-pipeline', role: 'uploader' });
+      expect(await keys.check(old)).toEqual({ kind: 'valid', name: 'codice-pipeline', role: 'uploader' });
       expect((await keys.list()).filter((k) => k.name === 'codice-pipeline')).toHaveLength(2);
       // A create of the name is still refused: a name belongs to one party.
       await expect(keys.create('codice-pipeline')).rejects.toThrow(/already exists/);
@@ -107,7 +107,7 @@ export function describeKeyStore(name: string, make: () => Promise<CatalogUnderT
       if (again.kind !== 'rotated') return;
       expect(await keys.check(rotated.key)).toMatchObject({ kind: 'revoked', name: 'codice-pipeline' });
       expect(await keys.check(old)).toMatchObject({ kind: 'revoked', name: 'codice-pipeline' });
-      expect(await keys.check(again.key)).toEqual({ kind: 'valid', name: 'codice-pipeline' });
+      expect(await keys.check(again.key)).toEqual({ kind: 'valid', name: 'codice-pipeline', role: 'uploader' });
 
       // Revoking the name ends every key of it, one in its overlap included.
       const third = await keys.rotate('codice-pipeline', 3600);
@@ -116,6 +116,30 @@ export function describeKeyStore(name: string, make: () => Promise<CatalogUnderT
       expect(third.kind === 'rotated' && (await keys.check(third.key)).kind).toBe('revoked');
       expect(await keys.rotate('codice-pipeline', 60)).toEqual({ kind: 'revoked' });
       expect(await keys.rotate('no-such-name', 60)).toEqual({ kind: 'unknown' });
+    });
+
+    it('makes uploader keys unless told, curator keys when asked; a rotation keeps the role', async () => {
+      const { info: uploader } = await keys.create('swapi-pipeline');
+      expect(uploader.role).toBe('uploader');
+      const { key, info } = await keys.create('archive-curator', 'curator');
+      expect(info).toMatchObject({ name: 'archive-curator', role: 'curator' });
+      expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'archive-curator', role: 'curator' });
+      const listed = await keys.list();
+      expect(listed.find((k) => k.name === 'archive-curator')?.role).toBe('curator');
+      expect(listed.find((k) => k.name === 'swapi-pipeline')?.role).toBe('uploader');
+
+      const rotated = await keys.rotate('archive-curator', 60);
+      expect(rotated.kind === 'rotated' && rotated.info.role).toBe('curator');
+      expect(rotated.kind === 'rotated' && (await keys.check(rotated.key))).toEqual({ kind: 'valid', name: 'archive-curator', role: 'curator' });
+      expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'archive-curator', role: 'curator' });
+      expect((await keys.list()).filter((k) => k.name === 'archive-curator').map((k) => k.role)).toEqual(['curator', 'curator']);
+      const again = await keys.rotate('swapi-pipeline', 0);
+      expect(again.kind === 'rotated' && (await keys.check(again.key))).toEqual({ kind: 'valid', name: 'swapi-pipeline', role: 'uploader' });
+    });
+
+    it('refuses a role it does not know, and keeps no key for it', async () => {
+      await expect(keys.create('odd-role', 'admin' as never)).rejects.toThrow(/expected one of uploader, curator/);
+      expect((await keys.list()).some((k) => k.name === 'odd-role')).toBe(false);
     });
 
     it('lets one of racing rotations of a name win', async () => {

@@ -146,7 +146,7 @@ describe.each(backends)('$name: reads = the model', ({ name, skip, open }) => {
     expect(await catalog.get(record!.file_path)).toEqual(record);
     const keys = catalog.keys();
     const { key } = await keys.create('k1');
-    expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'k1' });
+    expect(await keys.check(key)).toEqual({ kind: 'valid', name: 'k1', role: 'uploader' });
     await keys.revoke('k1');
     expect((await keys.check(key)).kind).toBe('revoked');
     expect(await keys.check(`${key.slice(0, -1)}x`)).toEqual({ kind: 'invalid' });

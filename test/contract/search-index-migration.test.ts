@@ -146,9 +146,10 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
     await first.close();
     // Back to the schema of 0006, with planner statistics as a catalog of that time has them;
     // 0008 (latest flags and coverage rows) then fills them from these records again.
-    // 0009 (key generations) ran after them: it is undone too (api_keys as 0004 made it), so
-    // the migrations run again in order.
+    // 0009 (key generations) and 0010 (key roles) ran after them: they are undone too (api_keys
+    // as 0004 made it), so the migrations run again in order.
     await subject.run([
+      "DELETE FROM kysely_migration WHERE name = '0010-api-key-roles'",
       'CREATE TABLE api_keys_old (key_id text PRIMARY KEY, name text NOT NULL UNIQUE, key_hash text NOT NULL, created_at text NOT NULL, revoked_at text)',
       'DROP TABLE api_keys',
       'ALTER TABLE api_keys_old RENAME TO api_keys',

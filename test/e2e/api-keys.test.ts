@@ -111,8 +111,15 @@ describe('sdc keys create|list|revoke', () => {
     await expect(sdc('create', 'swe-pipeline')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/already exists/) });
     await expect(sdc('create', 'bad name!')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/Invalid key name/) });
 
+    await expect(sdc('create', 'ops', '--role', 'admin')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--role expects one of uploader, curator/) });
+    const curator = (await sdc('create', 'archive-curator', '--role', 'curator')).stdout.trim();
+    expect((await sdc('rotate', 'archive-curator', '--overlap', '0')).stderr).toMatch(/New curator key/);
+
     const listed = (await sdc('list')).stdout;
-    expect(listed).toMatch(/^NAME\s+KEY ID\s+CREATED\s+REVOKED\nswe-pipeline\s+[0-9a-f]{16}\s+\S+\s+-\n$/);
+    expect(listed).toMatch(
+      /^NAME\s+ROLE\s+KEY ID\s+CREATED\s+REVOKED\narchive-curator\s+curator\s+[0-9a-f]{16}\s+\S+\s+\S+\narchive-curator\s+curator\s+[0-9a-f]{16}\s+\S+\s+-\nswe-pipeline\s+uploader\s+[0-9a-f]{16}\s+\S+\s+-\n$/,
+    );
+    expect(listed).not.toContain('ops');
     expect(listed).not.toContain(key.slice(22));
 
     const server = await startTestServer({ home });
@@ -123,7 +130,8 @@ describe('sdc keys create|list|revoke', () => {
     } finally {
       await server.close();
     }
-    expect((await sdc('list')).stdout).toMatch(/swe-pipeline\s+[0-9a-f]{16}\s+\S+\s+\d{4}-\d\d-\d\dT/);
+    expect((await sdc('list')).stdout).toMatch(/swe-pipeline\s+uploader\s+[0-9a-f]{16}\s+\S+\s+\d{4}-\d\d-\d\dT/);
+    expect(curator).not.toBe(key);
     await expect(sdc('revoke', 'nobody')).rejects.toMatchObject({ code: 2 });
   });
 });

@@ -18,11 +18,11 @@ export class PostgresKeyStore extends KyselyKeyStore {
   override async check(presented: string): Promise<KeyCheck> {
     const keyId = keyIdOf(presented);
     if (keyId === undefined) return { kind: 'invalid' };
-    const { rows } = await this.pool.query(named('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = $1', [keyId])).catch((err: unknown) => {
+    const { rows } = await this.pool.query(named('SELECT name, key_hash, revoked_at, role FROM api_keys WHERE key_id = $1', [keyId])).catch((err: unknown) => {
       throw backendFailure('PostgreSQL catalog', 'key check', err);
     });
-    const row = rows[0] as [string, string, string | null] | undefined;
+    const row = rows[0] as [string, string, string | null, string] | undefined;
     if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
-    return verdictOf(row[0], row[2]);
+    return verdictOf(row[0], row[3], row[2]);
   }
 }

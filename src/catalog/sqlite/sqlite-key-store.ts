@@ -12,7 +12,7 @@ export class SqliteKeyStore extends KyselyKeyStore {
 
   constructor(db: Kysely<CatalogDatabase>, reader: Database) {
     super(db);
-    this.byId = reader.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
+    this.byId = reader.prepare('SELECT name, key_hash, revoked_at, role FROM api_keys WHERE key_id = ?').raw();
     this.any = reader.prepare('SELECT 1 FROM api_keys LIMIT 1').pluck();
   }
 
@@ -20,15 +20,15 @@ export class SqliteKeyStore extends KyselyKeyStore {
   override check(presented: string): KeyCheck {
     const keyId = keyIdOf(presented);
     if (keyId === undefined) return { kind: 'invalid' };
-    // [name, key_hash, revoked_at]
-    let row: [string, string, string | null] | undefined;
+    // [name, key_hash, revoked_at, role]
+    let row: [string, string, string | null, string] | undefined;
     try {
       row = this.byId.get(keyId) as typeof row;
     } catch (err) {
       throw backendFailure('SQLite catalog', 'key check', err);
     }
     if (!row || !keyMatches(presented, row[1])) return { kind: 'invalid' };
-    return verdictOf(row[0], row[2]);
+    return verdictOf(row[0], row[3], row[2]);
   }
 
   override async anyExist(): Promise<boolean> {
