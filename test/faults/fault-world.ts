@@ -119,7 +119,7 @@ export class FaultWorld {
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
       SDC_HOME: home,
       SDC_CATALOG: catalogUrl.toString(),
-      SDC_STORE: rgw.storeUrl(bucket).replace(encodeURIComponent(rgw.endpoint), encodeURIComponent(`http://${s3Proxy.url}`)) + '&requestTimeoutMs=4000',
+      SDC_STORE: rgw.storeUrl(bucket).replace(encodeURIComponent(rgw.endpoint), encodeURIComponent(`http://${s3Proxy.url}`)) + '&requestTimeoutMs=2000',
       SDC_EVENTS_TOKEN: TOKEN,
       SDC_SWEEP_INTERVAL: '2',
       SDC_RATE_LIMIT: '0',

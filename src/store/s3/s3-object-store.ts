@@ -44,7 +44,7 @@ export class S3ObjectStore implements ObjectStore {
       forcePathStyle: location.forcePathStyle,
       // A store that cannot be reached, or that accepts and then says nothing, fails the request
       // as unavailable (503 with Retry-After) instead of holding it (docs/reliability.md).
-      requestHandler: { connectionTimeout: 5_000, requestTimeout: location.requestTimeoutMs },
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: location.requestTimeoutMs, throwOnRequestTimeout: true },
       // Newer SDKs add CRC32 checksum headers/parameters to every PUT by default; a
       // presigned address carrying them would refuse a plain PUT (curl, requests, our
       // client) and some S3-compatible servers reject them outright.
