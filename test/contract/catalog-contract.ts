@@ -201,6 +201,8 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       await subject.catalog.close();
       const record = recordOf('imap_swe_l1a_sci_20240301_20240301_v00-01.cdf');
       const calls: (() => unknown)[] = [() => subject.catalog.get(record.file_path), () => subject.catalog.has(record.file_path), () => subject.catalog.count({}), () => subject.catalog.insert(record), () => subject.catalog.ping()];
+      // Query pages and coverage are streamed: their first page fails the same way.
+      calls.push(() => collect(subject.catalog.query({})), () => collect(subject.catalog.coverage({})));
       for (const call of calls) {
         // Thrown at once (a driver that answers synchronously) or rejected: the same failure.
         const failure = await Promise.resolve().then(call).then(

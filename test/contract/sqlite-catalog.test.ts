@@ -50,3 +50,36 @@ describe('an SQLite catalog this version cannot open', () => {
     }
   });
 });
+
+describe('an SQLite catalog whose reading threads meet a driver failure', () => {
+  it('reports a query page, a count and coverage as SDC_BACKEND_FAILED with the SQLite error as cause', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sdc-catalog-failing-'));
+    const catalog = await openCatalog(`sqlite:${join(dir, 'catalog.db')}`);
+    try {
+      // Another connection takes the tables away: the threads' statements then fail in SQLite itself.
+      const db = new Database(join(dir, 'catalog.db'));
+      db.exec('ALTER TABLE files RENAME TO files_gone; ALTER TABLE coverage_days RENAME TO coverage_days_gone');
+      db.close();
+      const firstOf = async <T>(items: AsyncIterable<T>) => {
+        for await (const item of items) return item;
+        return undefined;
+      };
+      const reads: [string, () => Promise<unknown>][] = [
+        ['read', () => firstOf(catalog.query({}))],
+        ['count', () => catalog.count({})],
+        ['coverage', () => firstOf(catalog.coverage({}))],
+      ];
+      for (const [operation, read] of reads) {
+        const failure = await read().then(
+          () => undefined,
+          (err: unknown) => err as { code?: string; message?: string; cause?: { code?: string } },
+        );
+        expect(failure, operation).toMatchObject({ code: 'SDC_BACKEND_FAILED', statusCode: 500, message: `SQLite catalog: ${operation} failed` });
+        expect(failure?.cause?.code).toMatch(/^SQLITE_/);
+      }
+    } finally {
+      await catalog.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,23 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, opendir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, opendir, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import {
   InvalidPartsError,
   NoSuchUploadError,
-  ObjectTooLargeError,
   type CompletedPart,
   type MultipartCompletion,
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
 import type { LocalObjectStore } from './local-object-store.js';
-import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
-import { detachable, fsync, linkIfFree, meteredDigest, tempFileIn, tempFileWriter, writeHashed, type Detachable } from './write-primitives.js';
+import { StoreLinkError } from './local-store-errors.js';
+import { LocalPartWrites } from './local-part-writes.js';
+import { fsync, linkIfFree, tempFileIn, writeHashed } from './write-primitives.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
-import { MULTIPART_DIR, newestParts, PART_FILE, partPrefix, readUploadMeta, UPLOAD_ID, writeUploadMeta, type UploadMeta } from './upload-folder.js';
+import { MULTIPART_DIR, newestParts, partPrefix, readUploadMeta, UPLOAD_ID, writeUploadMeta, type UploadMeta } from './upload-folder.js';
 
 export { MULTIPART_DIR } from './upload-folder.js';
 
@@ -27,13 +26,6 @@ export { MULTIPART_DIR } from './upload-folder.js';
  */
 export const DEFAULT_UPLOAD_LIFETIME_MS = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
-
-/** An open upload's part sizes: stored (one per part number) and arriving (bytes so far). */
-interface PartSizes {
-  readonly stored: Map<number, number>;
-  storedTotal: number;
-  readonly arriving: Map<number, number>;
-}
 
 /**
  * Multipart uploads on the local store, the same interface as S3's. Each upload is a
@@ -55,12 +47,8 @@ export class LocalMultipart implements MultipartUploads {
   private readonly completing = new Map<string, Promise<unknown>>();
   /** Part writes and completions under way (for a graceful close). */
   private readonly busy = new Set<Promise<unknown>>();
-  /**
-   * Per open upload: the size of each part stored (loaded from its folder on first use) and
-   * the bytes each part being written has received so far. A part's bytes count once (a part
-   * sent again replaces it), and stored plus arriving bytes never pass SDC_MAX_OBJECT_SIZE.
-   */
-  private readonly sizes = new Map<string, PartSizes>();
+  /** Parts as they arrive, and the upload's running size. */
+  private readonly parts = new LocalPartWrites(this);
   private lastSweep = 0;
 
   constructor(
@@ -76,7 +64,7 @@ export class LocalMultipart implements MultipartUploads {
     return join(this.store.root, MULTIPART_DIR);
   }
 
-  private dirOf(uploadId: string): string {
+  dirOf(uploadId: string): string {
     if (!UPLOAD_ID.test(uploadId)) throw new Error(`not an upload id: ${JSON.stringify(uploadId)}`);
     return join(this.base, uploadId);
   }
@@ -95,7 +83,7 @@ export class LocalMultipart implements MultipartUploads {
   }
 
   /** The upload's record, if it is open and is for `key`; else NoSuchUploadError. */
-  private async meta(key: string, uploadId: string): Promise<UploadMeta> {
+  async meta(key: string, uploadId: string): Promise<UploadMeta> {
     if (!UPLOAD_ID.test(uploadId)) throw new NoSuchUploadError(key);
     const meta = await readUploadMeta(this.dirOf(uploadId));
     // Past its lifetime an upload is gone, swept or not yet: no part, listing or completion.
@@ -125,105 +113,10 @@ export class LocalMultipart implements MultipartUploads {
   }
 
   /**
-   * Stores one part from a stream; answers its ETag (the SHA-256 of its bytes). A part sent
-   * again replaces the earlier copy once whole (never kept beside it). A send of a part while
-   * an earlier send of it is still under way supersedes that one: the earlier input is ended
-   * (its request answered 409 UploadUnderWayError), its cleanup awaited, then this one is
-   * written; so a client resuming after a stalled connection never waits on it. The parts'
-   * bytes together never pass SDC_MAX_OBJECT_SIZE (ObjectTooLargeError). However the source
-   * ends, the temporary file goes and its handle is closed.
+   * Stores one part from a stream; answers its ETag (the SHA-256 of its bytes): local-part-writes.ts.
    */
   writePart(key: string, uploadId: string, partNumber: number, source: Readable): Promise<string> {
-    const slot = `${uploadId}/${partNumber}`;
-    const earlier = this.partsWriting.get(slot);
-    const input = detachable(source);
-    const superseded = new UploadUnderWayError(`${key} (part ${partNumber})`);
-    const write = async () => {
-      if (earlier) {
-        earlier.input.stream.destroy(earlier.superseded);
-        await earlier.done.catch(() => undefined);
-      }
-      // A newer send may have superseded this one while it waited: writePartOnce then fails at once.
-      return this.writePartOnce(key, uploadId, partNumber, input);
-    };
-    const done = write().finally(() => {
-      if (this.partsWriting.get(slot)?.done === done) this.partsWriting.delete(slot);
-    });
-    this.partsWriting.set(slot, { input, superseded, done });
-    return this.track(done);
-  }
-
-  /** Part sends under way, by `<upload id>/<part number>`: the newest of each, and how to supersede it. */
-  private readonly partsWriting = new Map<string, { readonly input: Detachable; readonly superseded: Error; readonly done: Promise<string> }>();
-
-  /** The upload's part sizes, read from its folder the first time (the newest copy of each part). */
-  private async sizesOf(key: string, uploadId: string) {
-    let entry = this.sizes.get(uploadId);
-    if (!entry) {
-      const stored = new Map((await this.listParts(key, uploadId)).map((p) => [p.partNumber, p.size] as const));
-      entry = this.sizes.get(uploadId) ?? { stored, storedTotal: [...stored.values()].reduce((a, b) => a + b, 0), arriving: new Map() };
-      this.sizes.set(uploadId, entry);
-    }
-    return entry;
-  }
-
-  /** A meter for one part: fails once the upload's parts, this one's bytes so far included, pass the limit. */
-  private partMeter(entry: PartSizes, partNumber: number) {
-    const limit = this.store.maxObjectSize;
-    entry.arriving.set(partNumber, 0);
-    return new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        entry.arriving.set(partNumber, (entry.arriving.get(partNumber) ?? 0) + chunk.length);
-        // Parts stored, less those being sent again (replaced), plus every part arriving.
-        let total = entry.storedTotal;
-        for (const [n, size] of entry.arriving) total += size - (entry.stored.get(n) ?? 0);
-        done(total > limit ? new ObjectTooLargeError(limit) : null, chunk);
-      },
-    });
-  }
-
-  private async writePartOnce(key: string, uploadId: string, partNumber: number, input: Detachable): Promise<string> {
-    let temp: string | undefined;
-    let entry: PartSizes | undefined;
-    try {
-      if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > this.maxParts) {
-        throw new InvalidPartsError(`Part numbers run from 1 to ${this.maxParts}.`);
-      }
-      await this.meta(key, uploadId);
-      if (input.stream.errored) throw input.stream.errored;
-      entry = await this.sizesOf(key, uploadId);
-      const dir = this.dirOf(uploadId);
-      temp = tempFileIn(dir);
-      const { meter, digest } = meteredDigest(this.maxPartSize);
-      try {
-        await pipeline(input.stream, this.partMeter(entry, partNumber), meter, tempFileWriter(temp));
-      } catch (err) {
-        // The upload was completed or aborted meanwhile: its folder is gone.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
-        throw err;
-      }
-      await fsync(temp);
-      const { sha256: etag, size } = digest();
-      const prefix = partPrefix(partNumber);
-      try {
-        await rename(temp, join(dir, `${prefix}${etag}`));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NoSuchUploadError(key);
-        throw err;
-      }
-      temp = undefined;
-      // The copy just stored replaces any earlier one of this part: one file per part number.
-      for (const name of await readdir(dir).catch(() => [] as string[])) {
-        if (name.startsWith(prefix) && name !== `${prefix}${etag}` && PART_FILE.test(name)) await unlink(join(dir, name)).catch(() => undefined);
-      }
-      entry.storedTotal += size - (entry.stored.get(partNumber) ?? 0);
-      entry.stored.set(partNumber, size);
-      return etag;
-    } finally {
-      entry?.arriving.delete(partNumber);
-      input.detach();
-      if (temp !== undefined) await unlink(temp).catch(() => undefined);
-    }
+    return this.track(this.parts.write(key, uploadId, partNumber, source));
   }
 
   complete(key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<MultipartCompletion> {
@@ -291,7 +184,7 @@ export class LocalMultipart implements MultipartUploads {
       throw err;
     }
     await rm(this.dirOf(uploadId), { recursive: true, force: true, maxRetries: 3 });
-    this.sizes.delete(uploadId);
+    this.parts.forget(uploadId);
   }
 
   /** Drops open uploads created more than the lifetime ago (or whose record is unreadable). */

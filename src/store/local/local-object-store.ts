@@ -1,28 +1,20 @@
 import { constants, lstatSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, opendir, rm, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, opendir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { backendCall, backendFailure } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
-import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
-import { notesRootOf, readNote, removeNote, writeNote } from './object-note.js';
+import { StoreLinkError } from './local-store-errors.js';
+import { LOCAL_STORE, LocalObjectWrites, type WriteResult } from './local-object-write.js';
+import { notesRootOf, readNote, removeNote } from './object-note.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
-import { detachable, fsync, linkIfFree, TEMP_PREFIX, tempFileIn, writeHashed, type Detachable } from './write-primitives.js';
+import { fsync, TEMP_PREFIX } from './write-primitives.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
 export { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
-
-/**
- * `stored`: the bytes are now the file. `same`: the key held exactly these bytes from the same
- * uploader already (its own PUT retried after a crash or a failed answer): nothing was written,
- * the digest is the stored file's. `exists`: the key holds another file.
- */
-/** The backend's name in BACKEND_FAILED's text. */
-const LOCAL_STORE = 'Local store';
-
-export type WriteResult = ({ readonly status: 'stored' | 'same' } & ObjectDigest) | { readonly status: 'exists' };
+export type { WriteResult } from './local-object-write.js';
 
 /**
  * The embedded object store: files under a root folder, served by this server's own
@@ -30,6 +22,8 @@ export type WriteResult = ({ readonly status: 'stored' | 'same' } & ObjectDigest
  */
 export class LocalObjectStore implements ObjectStore {
   readonly multipart: LocalMultipart;
+  /** Single PUTs, one per key at a time. */
+  private readonly writes = new LocalObjectWrites(this);
 
   constructor(
     readonly root: string,
@@ -152,72 +146,14 @@ export class LocalObjectStore implements ObjectStore {
     await mkdir(this.root, { recursive: true });
   }
 
-  /**
-   * Stores a stream under `key`, never replacing an object that is there.
-   * The bytes go to a temporary file in the same folder, hashed on the way and
-   * fsynced; `link` then puts them in place only if the key is free, atomically,
-   * so racing writers end with exactly one stored and a crash leaves no partial
-   * file under the key. Bytes past `maxObjectSize` stop the write at once
-   * (ObjectTooLargeError) and the temporary file goes.
-   *
-   * The source's end, error and close are watched from this call on, before anything
-   * is awaited, and a source that already ended early fails at once: however the
-   * request ends, the write ends too, with its temporary file removed and its handle
-   * closed. One write per key at a time: a second one while the first is under way is
-   * refused (UploadUnderWayError), so one address replayed many times holds one write.
-   */
+  /** Stores a stream under `key`, never replacing an object that is there: local-object-write.ts. */
   write(key: string, source: Readable, uploader?: string): Promise<WriteResult> {
-    // Refused before a byte of the body is read: the answer closes the connection.
-    if (this.writing.has(key)) return Promise.reject(new UploadUnderWayError(key));
-    const input = detachable(source);
-    const writing = this.writeOnce(key, input, uploader);
-    const tracked = writing.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.writing.set(key, tracked);
-    void tracked.then(() => this.writing.delete(key));
-    return writing;
+    return this.writes.write(key, source, uploader);
   }
 
   /** Resolves once every write under way has finished or cleaned up (for a graceful close). */
   async settled(): Promise<void> {
-    await Promise.all([...this.writing.values(), this.multipart.settled()]);
-  }
-
-  /** The write under way for each key. */
-  private readonly writing = new Map<string, Promise<unknown>>();
-
-  private async writeOnce(key: string, input: Detachable, uploader: string | undefined): Promise<WriteResult> {
-    let temp: string | undefined;
-    try {
-      const file = this.fileOf(key);
-      const dir = dirname(file);
-      const through = this.linkOn(key);
-      if (through !== undefined) throw new StoreLinkError(key, through);
-      // Taken: refused before a byte is read, unless it may be this uploader's own retry (its note names them).
-      const retryOf = this.head(key) ? await readNote(this.root, key) : undefined;
-      if (this.head(key) && (retryOf === undefined || retryOf.uploader !== uploader)) return { status: 'exists' };
-      await mkdir(dir, { recursive: true });
-      // The request may have ended while we looked: then no temporary file is made at all.
-      if (input.stream.errored) throw input.stream.errored;
-      temp = tempFileIn(dir);
-      const written = await writeHashed(input.stream, temp, this.maxObjectSize);
-      if (retryOf) {
-        const same = retryOf.size === written.size && retryOf.sha256 === written.sha256;
-        return same ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date } : { status: 'exists' };
-      }
-      await fsync(temp);
-      // The note first: by the time the file is under its key, who sent it and when are with it.
-      const ingestionDate = new Date().toISOString();
-      await writeNote(this.root, key, { uploader, ingestion_date: ingestionDate, ...written });
-      // Taken meanwhile: the note just written is then another file's (digest ignores a note whose SHA-256 is not the file's).
-      if (!(await linkIfFree(temp, file))) return { status: 'exists' };
-      return { status: 'stored', ...written, uploader, ingestionDate };
-    } finally {
-      input.detach();
-      if (temp !== undefined) await unlink(temp).catch(() => undefined);
-    }
+    await Promise.all([this.writes.settled(), this.multipart.settled()]);
   }
 
   /**

@@ -53,6 +53,8 @@ export function meteredDigest(limit: number): { readonly meter: Transform; diges
 
 export interface Detachable {
   readonly stream: PassThrough;
+  /** True once the source failed or ended early (the client left mid-body): not the disk's doing. */
+  sourceFailed(): boolean;
   detach(): void;
 }
 
@@ -67,7 +69,9 @@ export function detachable(source: Readable): Detachable {
   const stream = new PassThrough();
   // The stream may fail while the write still awaits (before pipeline listens): never an unhandled 'error'.
   stream.on('error', () => undefined);
+  let failed = false;
   const fail = (err?: Error) => {
+    failed = true;
     if (!stream.destroyed) stream.destroy(err ?? new Error('the upload was interrupted before its end'));
   };
   const onClose = () => {
@@ -82,6 +86,7 @@ export function detachable(source: Readable): Detachable {
   else source.pipe(stream);
   return {
     stream,
+    sourceFailed: () => failed,
     detach() {
       source.unpipe(stream);
       source.off('close', onClose);
