@@ -1,3 +1,4 @@
+import { runPool } from '../concurrency/run-pool.js';
 import type { StagedUpload } from '../store/index.js';
 import { reconcile } from './reconcile.js';
 import type { ServiceContext } from './service-context.js';
@@ -48,27 +49,13 @@ export async function sweepStaged(ctx: ServiceContext, now = Date.now): Promise<
     else if (result === 'deferred') stillWaiting(age);
   };
   if (staging) {
-    const inFlight = new Set<Promise<void>>();
-    // Held here, never left as a rejected promise nobody awaits (which would end the process).
-    let failure: unknown;
-    try {
-      for await (const upload of waitingUploads(ctx)) {
-        const age = upload.storedAt ? now() - upload.storedAt.getTime() : SWEEP_MIN_AGE_MS;
-        if (age < SWEEP_MIN_AGE_MS) {
-          stillWaiting(age);
-          continue;
-        }
-        const one: Promise<void> = sweepOne(upload, age)
-          .catch((err: unknown) => void (failure ??= err))
-          .finally(() => inFlight.delete(one));
-        inFlight.add(one);
-        if (inFlight.size >= PROMOTIONS_IN_FLIGHT) await Promise.race(inFlight);
-        if (failure !== undefined) break;
-      }
-    } finally {
-      await Promise.all(inFlight);
-    }
-    if (failure !== undefined) throw failure;
+    // runPool, like the loop it replaced, stops taking uploads at the first failure, awaits the
+    // promotions under way and throws it: the ticker logs it and tries again at the next tick.
+    await runPool(waitingUploads(ctx), PROMOTIONS_IN_FLIGHT, async (upload) => {
+      const age = upload.storedAt ? now() - upload.storedAt.getTime() : SWEEP_MIN_AGE_MS;
+      if (age < SWEEP_MIN_AGE_MS) stillWaiting(age);
+      else await sweepOne(upload, age);
+    });
   }
   const report = { indexed, waiting, oldestSeconds: Math.round(oldest / 1000) };
   if (ctx.activity) ctx.activity.backlog = { count: waiting, oldestSeconds: report.oldestSeconds, checkedAt: now() };

@@ -1,6 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { rawExchange, rawGet } from '../helpers/raw-http.js';
 import { SAMPLE_PATH, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -16,7 +17,6 @@ function capturingLogger(lines: Record<string, unknown>[]) {
   return createLogger('info', sink);
 }
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('protocol edges a hostile or broken client reaches', () => {
   let server: TestServer;
@@ -35,7 +35,7 @@ describe('protocol edges a hostile or broken client reaches', () => {
     const respelled = address.replace('signature=', 'sig%6Eature=');
     // The store reads the decoded name: the address still works...
     expect((await fetch(respelled, { method: 'PUT', body: 'bytes', headers: { 'Content-Type': '' } })).status).toBe(200);
-    await settle(100);
+    await vi.waitFor(() => expect(JSON.stringify(lines)).toContain('sig%6Eature=[redacted]'), { timeout: 10_000, interval: 10 });
     // ...and the log never holds the signature, whatever its spelling.
     expect(JSON.stringify(lines)).not.toContain(signature);
     expect(lines.some((l) => JSON.stringify(l).includes('sig%6Eature=[redacted]'))).toBe(true);
@@ -82,16 +82,22 @@ describe('protocol edges a hostile or broken client reaches', () => {
   it('a client that hangs up mid-upload is logged as such, not as an error with a stack', async () => {
     const address = new URL((await (await fetch(`${server.url}/upload/${SAMPLE_PATH.replace('v00-01', 'v00-04')}`)).json()) as string);
     const before = lines.length;
-    await new Promise<void>((resolve) => {
+    // Hang up once the server has taken the request and begun on its body; then wait until the
+    // server has seen the hang-up and answered a later request, so any line about it is written.
+    const cut = await new Promise<IncomingMessage>((resolve) => {
+      server.app.server.once('request', (request: IncomingMessage) => {
+        setImmediate(() => {
+          socket.destroy();
+          resolve(request);
+        });
+      });
       const socket = connect({ host: address.hostname, port: Number(address.port) }, () => {
         socket.write(`PUT ${address.pathname}${address.search} HTTP/1.1\r\nHost: ${address.host}\r\nContent-Length: 900\r\n\r\n0123456789`);
-        setTimeout(() => {
-          socket.destroy();
-          resolve();
-        }, 200);
       });
     });
-    await settle(500);
+    if (!cut.closed) await new Promise((resolve) => cut.once('close', resolve));
+    expect((await rawGet(server.url, '/nowhere/after-the-hang-up')).status).toBe(404);
+    await vi.waitFor(() => expect(JSON.stringify(lines.slice(before))).toContain('/nowhere/after-the-hang-up'), { timeout: 10_000, interval: 10 });
     const after = lines.slice(before);
     expect(after.filter((l) => Number(l.level) >= 50)).toEqual([]);
     expect(JSON.stringify(after)).not.toMatch(/"stack"/);

@@ -8,14 +8,13 @@ import { UrlSigner } from '../../src/store/local/url-signer.js';
 import { TEMP_PREFIX } from '../../src/store/local/write-primitives.js';
 import { NoSuchUploadError } from '../../src/store/index.js';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordFigures, scale } from '../reliability/figures.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const GENERATED_CASES = scale(12, 100);
 const MAX_OBJECT = 4000;
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('uploads in parts belong to their opener and are bounded', () => {
   let server: TestServer;
@@ -42,13 +41,14 @@ describe('uploads in parts belong to their opener and are bounded', () => {
       .url;
   const partFiles = async (id: string) => (await readdir(join(server.home, 'store', '.multipart', id))).filter((n) => /^\d{5}\./.test(n));
   /** Resolves once a part of the upload is being written (its temporary file exists). */
-  const waitForTemporaryFile = async (id: string) => {
-    for (let waited = 0; waited < 10_000; waited += 20) {
-      if ((await readdir(join(server.home, 'store', '.multipart', id))).some((n) => n.startsWith(TEMP_PREFIX))) return;
-      await settle(20);
-    }
-    throw new Error('no part of the upload began to be written');
-  };
+  const waitForTemporaryFile = (id: string) =>
+    vi.waitFor(
+      async () => {
+        const names = await readdir(join(server.home, 'store', '.multipart', id));
+        if (!names.some((n) => n.startsWith(TEMP_PREFIX))) throw new Error('no part of the upload began to be written');
+      },
+      { timeout: 10_000, interval: 20 },
+    );
 
   it("another key can neither list, address, complete nor abort the opener's upload; the record names the opener", async () => {
     await fc.assert(
@@ -179,14 +179,20 @@ describe('uploads in parts belong to their opener and are bounded', () => {
       const store = new LocalObjectStore(root, new UrlSigner(Buffer.alloc(32, 1)), () => 'http://127.0.0.1:1');
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 20, max: 80 }), async (lifetimeMs) => {
-          const parts = new LocalMultipart(store, new UrlSigner(Buffer.alloc(32, 1)), () => 'http://127.0.0.1:1', lifetimeMs);
-          const path = freshPath();
-          const id = await parts.create(path, 'alpha');
-          expect(await parts.writePart(path, id, 1, Readable.from([Buffer.from('early')]))).toMatch(/^[0-9a-f]{64}$/);
-          await settle(lifetimeMs + 10);
-          await expect(parts.writePart(path, id, 2, Readable.from([Buffer.from('late')]))).rejects.toBeInstanceOf(NoSuchUploadError);
-          await expect(parts.listParts(path, id)).rejects.toBeInstanceOf(NoSuchUploadError);
-          await expect(parts.checkOwner(path, id, 'alpha')).rejects.toBeInstanceOf(NoSuchUploadError);
+          // The lifetime is read off Date: the clock is moved past it rather than waited out.
+          vi.useFakeTimers({ toFake: ['Date'] });
+          try {
+            const parts = new LocalMultipart(store, new UrlSigner(Buffer.alloc(32, 1)), () => 'http://127.0.0.1:1', lifetimeMs);
+            const path = freshPath();
+            const id = await parts.create(path, 'alpha');
+            expect(await parts.writePart(path, id, 1, Readable.from([Buffer.from('early')]))).toMatch(/^[0-9a-f]{64}$/);
+            vi.setSystemTime(Date.now() + lifetimeMs + 10);
+            await expect(parts.writePart(path, id, 2, Readable.from([Buffer.from('late')]))).rejects.toBeInstanceOf(NoSuchUploadError);
+            await expect(parts.listParts(path, id)).rejects.toBeInstanceOf(NoSuchUploadError);
+            await expect(parts.checkOwner(path, id, 'alpha')).rejects.toBeInstanceOf(NoSuchUploadError);
+          } finally {
+            vi.useRealTimers();
+          }
         }),
         { numRuns: 5 },
       );

@@ -1,8 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NameLeases } from '../../src/catalog/index.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A lease on a path of its own, taken just after the one under test with the same lifetime, that
+ * resolves once it can be taken over: by the database's clock (the one leases are read by), the
+ * lease under test has expired too. Awaits that clock instead of sleeping past it.
+ */
+async function expiryMark(leases: NameLeases, path: string, ttlMs: number): Promise<() => Promise<void>> {
+  const mark = `${path}.expiry-mark`;
+  expect(await leases.acquire(mark, 'mark', ttlMs)).toBe(true);
+  return async () => {
+    await vi.waitFor(async () => expect(await leases.acquire(mark, 'watcher', 60_000)).toBe(true), { timeout: 10_000, interval: 25 });
+    await leases.release(mark, 'watcher');
+  };
+}
 
 /**
  * The NameLeases port's contract, run on the leases of every catalog adapter (they live beside
@@ -39,8 +51,9 @@ export function describeNameLeases(name: string, make: () => Promise<CatalogUnde
     it('lets another acquirer take over an expired lease, and the former holder can no longer renew it', async () => {
       const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
       expect(await leases.acquire(path, 'crashed', 150)).toBe(true);
+      const expired = await expiryMark(leases, path, 150);
       expect(await leases.acquire(path, 'next', 60_000)).toBe(false);
-      await sleep(400);
+      await expired();
       const racers = await Promise.all(['next', 'other', 'third'].map((h) => leases.acquire(path, h, 60_000)));
       expect(racers.filter(Boolean)).toHaveLength(1);
       expect(await leases.renew(path, 'crashed', 60_000)).toBe(false);
@@ -53,9 +66,9 @@ export function describeNameLeases(name: string, make: () => Promise<CatalogUnde
     it('keeps a renewed lease past its first expiry', async () => {
       const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240107_20240107_v00-01.cdf';
       expect(await leases.acquire(path, 'slow', 300)).toBe(true);
-      await sleep(150);
+      const firstExpiry = await expiryMark(leases, path, 300);
       expect(await leases.renew(path, 'slow', 60_000)).toBe(true);
-      await sleep(300);
+      await firstExpiry();
       expect(await leases.acquire(path, 'eager', 60_000)).toBe(false);
       await leases.release(path, 'slow');
     });

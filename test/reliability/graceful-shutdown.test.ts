@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TEMP_PREFIX } from '../../src/store/local/write-primitives.js';
 import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { bytesOf, sha256, slowPut, uploadAddress } from './upload-client.js';
@@ -13,6 +14,10 @@ async function storeFiles(home: string): Promise<string[]> {
   const entries = await readdir(join(home, 'store'), { recursive: true, withFileTypes: true }).catch(() => []);
   return entries.filter((e) => e.isFile()).map((e) => e.name);
 }
+
+/** Resolves once the server is writing an upload's body (the store's temporary file exists). */
+const uploadUnderWay = (home: string) =>
+  vi.waitFor(async () => expect((await storeFiles(home)).some((name) => name.startsWith(TEMP_PREFIX))).toBe(true), { timeout: 20_000, interval: 20 });
 
 describe('graceful shutdown on SIGTERM', () => {
   let home: string;
@@ -31,8 +36,8 @@ describe('graceful shutdown on SIGTERM', () => {
     const bytes = bytesOf(NAME, 1024 * 1024);
     const address = await uploadAddress(server.url, PATH);
     const upload = slowPut(address, bytes, 64 * 1024, 40);
-    // Once the upload is under way (its first chunks sent), ask the server to stop.
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the upload is under way (the server writing its first chunks), ask the server to stop.
+    await uploadUnderWay(home);
     server.process.kill('SIGTERM');
     expect(await upload).toBe(200);
     expect(await server.exited).toBe(0);
@@ -53,7 +58,7 @@ describe('graceful shutdown on SIGTERM', () => {
     const address = await uploadAddress(server.url, PATH);
     // Sends 3 of 16 chunks, then stalls for ever.
     const upload = slowPut(address, bytesOf(NAME, 1024 * 1024), 64 * 1024, 20, 3);
-    await new Promise((r) => setTimeout(r, 200));
+    await uploadUnderWay(home);
     server.process.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(await upload).toBe('failed');

@@ -1,4 +1,5 @@
 import './portal.css';
+import { QUERY_FILTERS, QUERY_PARAMETERS } from '../../src/wire/query.js';
 import { CoverageView } from './coverage-view.js';
 import { exampleFileName, FILE_NAME_FORM, pageMission } from './mission.js';
 import { fillChoices, formQuery, setForm, stateFromUrl, stateToUrl, type SearchState } from './search-state.js';
@@ -37,6 +38,9 @@ const search = new SearchView(
   (answer) => actions.show(answer),
 );
 
+/** The filters under "More filters" in index.html: the ones the spec does not name. */
+const MORE_FILTERS = QUERY_FILTERS.filter((name) => !QUERY_PARAMETERS[name].spec);
+
 /**
  * Runs a search and shows it in the address; the coverage follows its filters, except when the
  * search came from the coverage itself (a click on a span keeps the timeline it was picked from).
@@ -45,8 +49,8 @@ function runSearch(state: SearchState, push: boolean, followCoverage = true): vo
   if (push) history.pushState(null, '', stateToUrl(state));
   if (followCoverage) void coverage.load(state.query);
   setForm(form, state.query);
-  // Show the less used filters when the search uses them.
-  if (['ingestion_start_date', 'ingestion_end_date', 'overlap'].some((name) => state.query.has(name))) byId<HTMLDetailsElement>('more-filters').open = true;
+  // Show the less used filters (this archive's additions, src/wire/query.ts) when the search uses them.
+  if (MORE_FILTERS.some((name) => state.query.has(name))) byId<HTMLDetailsElement>('more-filters').open = true;
   void search.run(state);
 }
 
