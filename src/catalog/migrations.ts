@@ -160,6 +160,49 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
         await db.schema.alterTable('api_keys').addColumn('role', 'text', (c) => c.notNull().defaultTo('uploader')).execute();
       },
     },
+    // The archive's lifecycle (docs/api.md "Withdrawn files", "The change log"; docs/deploy.md
+    // "Fixity audits"), all of its schema in one step:
+    // - a record's status and tombstone (NULL while the file is archived: every record so far,
+    //   and the answers of clients that never ask for withdrawn files stay as they were), and
+    //   what the last fixity audit found;
+    // - the change log: one row per ingest or withdrawal, its id given in commit order, the
+    //   record as the change left it kept as JSON text (an entry never changes afterwards);
+    // - SQLite's covering index made again with the new columns, so the usual search still
+    //   reads no table row; a partial index of the withdrawn files (few: a status=withdrawn
+    //   query, a purge) and of the files that failed an audit (the metrics count them); and
+    //   the audit's order, oldest verified first.
+    '0011-lifecycle': {
+      async up(db: Kysely<unknown>) {
+        for (const column of ['status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity']) {
+          await db.schema.alterTable('files').addColumn(column, 'text').execute();
+        }
+        await db.schema
+          .createTable('changes')
+          .addColumn('id', dialect.engine === 'sqlite' ? 'integer' : 'bigserial', (c) => (dialect.engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('time', 'text', (c) => c.notNull())
+          .addColumn('change', 'text', (c) => c.notNull())
+          .addColumn('file_path', 'text', (c) => c.notNull())
+          .addColumn('record', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('changes_file_path').on('changes').columns(['file_path', 'id']).execute();
+        if (dialect.engine === 'sqlite') {
+          await db.schema.dropIndex('files_search').execute();
+          await db.schema
+            .createIndex('files_search')
+            .on('files')
+            .columns([
+              'instrument', 'data_level', 'start_date', 'descriptor', 'version', 'file_path', 'end_date', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader',
+              'status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity',
+            ])
+            .execute();
+          const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
+          if (rows.length > 0) await sql`analyze files_search`.execute(db);
+        }
+        await db.schema.createIndex('files_withdrawn').on('files').columns(['file_path']).where(sql.ref('status'), '=', 'withdrawn').execute();
+        await db.schema.createIndex('files_fixity_failed').on('files').columns(['file_path']).where(sql.ref('fixity'), 'in', ['mismatch', 'missing']).execute();
+        await db.schema.createIndex('files_verified').on('files').columns(['verified_date', 'file_path']).execute();
+      },
+    },
   };
 }
 

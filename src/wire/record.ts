@@ -32,6 +32,13 @@ export const RECORD_FIELD_INFO = {
   size: { type: 'integer', spec: false, always: true, description: 'Bytes.' },
   sha256: { type: 'string', spec: false, always: true, description: 'Lower-case hex SHA-256 of the bytes, to verify a download.' },
   uploader: { type: 'string', spec: false, always: false, description: 'Name of the API key that uploaded the file; absent when no key was used.' },
+  status: { type: 'string', spec: false, always: false, description: '`withdrawn` once a curator withdrew the file (docs/api.md "Withdrawn files"); absent while the file is archived and current. Answers leave withdrawn files out unless `status=` asks for them.' },
+  withdrawn_date: { type: 'string', spec: false, always: false, description: 'When the file was withdrawn, ISO-8601 UTC; absent while it is archived.' },
+  withdrawn_reason: { type: 'string', spec: false, always: false, description: 'Why the file was withdrawn, in the curator\'s words.' },
+  withdrawn_by: { type: 'string', spec: false, always: false, description: 'Name of the curator key that withdrew the file.' },
+  superseded_by: { type: 'string', spec: false, always: false, description: 'Stored path of the file that replaces a withdrawn one, when it has one.' },
+  verified_date: { type: 'string', spec: false, always: false, description: 'When a fixity audit last re-read the stored bytes, ISO-8601 UTC; absent until the first audit (docs/deploy.md "Fixity audits").' },
+  fixity: { type: 'string', spec: false, always: false, description: 'What that audit found: `ok`, `mismatch` (the bytes no longer match size and SHA-256) or `missing`.' },
 } as const satisfies Readonly<Record<string, FieldInfo>>;
 
 type Info = typeof RECORD_FIELD_INFO;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { undoAfter0010 } from '../helpers/undo-migrations.js';
 
 /**
  * Migration 0009 on a catalog made before it: the api_keys table is made again without the
@@ -29,7 +30,7 @@ describe('migration 0009 (key generations) keeps the keys of an older catalog', 
 
     // Back to the layout of 0004: one key per name, name unique; 0009 not yet run.
     const db = new Database(file);
-    db.exec(`
+    db.exec(`${undoAfter0010('sqlite').join(';\n')};
       create table api_keys_old (key_id text primary key, name text not null unique, key_hash text not null, created_at text not null, revoked_at text);
       insert into api_keys_old select key_id, name, key_hash, created_at, revoked_at from api_keys;
       drop table api_keys;

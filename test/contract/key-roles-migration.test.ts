@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { undoAfter0010 } from '../helpers/undo-migrations.js';
 import { TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 
 /**
@@ -55,7 +56,7 @@ const engines: { name: string; skip: boolean; open(dir: string): Promise<{ url: 
   },
 ];
 
-describe.each(engines)('$name: migration 0010 (key roles) on a catalog with keys', ({ skip, open }) => {
+describe.each(engines)('$name: migration 0010 (key roles) on a catalog with keys', ({ name, skip, open }) => {
   let dir: string;
   let subject: Awaited<ReturnType<(typeof engines)[number]['open']>>;
   beforeAll(async () => {
@@ -75,7 +76,7 @@ describe.each(engines)('$name: migration 0010 (key roles) on a catalog with keys
     await made.close();
 
     // Back to the schema of 0009: api_keys without a role.
-    await subject.run(['ALTER TABLE api_keys DROP COLUMN role', "DELETE FROM kysely_migration WHERE name = '0010-api-key-roles'"]);
+    await subject.run([...undoAfter0010(name === 'sqlite' ? 'sqlite' : 'postgres'), 'ALTER TABLE api_keys DROP COLUMN role', "DELETE FROM kysely_migration WHERE name = '0010-api-key-roles'"]);
 
     const migrated = await openCatalog(subject.url);
     try {

@@ -64,7 +64,16 @@ describe.each(backends)('$name: reads = the model', ({ name, skip, open }) => {
     const db = new Database(join(dir, 'catalog.db'), { readonly: true });
     const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL ORDER BY name").pluck().all() as string[]);
     db.close();
-    expect(names).toEqual(['files_descriptor', 'files_ingestion', 'files_product_version', 'files_search', 'files_start_date']);
+    expect(names).toEqual([
+      'files_descriptor',
+      'files_fixity_failed',
+      'files_ingestion',
+      'files_product_version',
+      'files_search',
+      'files_start_date',
+      'files_verified',
+      'files_withdrawn',
+    ]);
   });
 
   it.skipIf(name !== 'sqlite')('leaves the planner statistics after a bulk load, so "ingested since" plans by its value', () => {

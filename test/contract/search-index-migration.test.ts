@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { undoAfter0010 } from '../helpers/undo-migrations.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticRecords, type Catalog, type CoverageDay, type FileRecord, type QueryFilter } from '../../src/catalog/index.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
@@ -149,6 +150,8 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
     // 0009 (key generations) and 0010 (key roles) ran after them: they are undone too (api_keys
     // as 0004 made it), so the migrations run again in order.
     await subject.run([
+      // 0011 (the lifecycle's columns, the change log) ran after them too: undone first.
+      ...undoAfter0010(name === 'sqlite' ? 'sqlite' : 'postgres'),
       "DELETE FROM kysely_migration WHERE name = '0010-api-key-roles'",
       'CREATE TABLE api_keys_old (key_id text PRIMARY KEY, name text NOT NULL UNIQUE, key_hash text NOT NULL, created_at text NOT NULL, revoked_at text)',
       'DROP TABLE api_keys',
@@ -175,15 +178,27 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
   it.skipIf(skip)('leaves files_search in place of files_instrument_level_start on SQLite, the indexes as they were on PostgreSQL', async () => {
     const indexes = await subject.indexes();
     if (name === 'sqlite') {
-      expect(indexes).toEqual(['files_descriptor', 'files_ingestion', 'files_product_version', 'files_search', 'files_start_date']);
+      expect(indexes).toEqual([
+        'files_descriptor',
+        'files_fixity_failed',
+        'files_ingestion',
+        'files_product_version',
+        'files_search',
+        'files_start_date',
+        'files_verified',
+        'files_withdrawn',
+      ]);
     } else {
       expect(indexes).toEqual([
         'CREATE INDEX files_descriptor ON files USING btree (descriptor, file_path)',
+        "CREATE INDEX files_fixity_failed ON files USING btree (file_path) WHERE (fixity = ANY (ARRAY['mismatch'::text, 'missing'::text]))",
         'CREATE INDEX files_ingestion ON files USING btree (ingestion_date, file_path)',
         'CREATE INDEX files_instrument_level_start ON files USING btree (instrument, data_level, start_date)',
         'CREATE UNIQUE INDEX files_pkey ON files USING btree (file_path)',
         'CREATE INDEX files_product_version ON files USING btree (instrument, data_level, descriptor, start_date, version)',
         'CREATE INDEX files_start_date ON files USING btree (start_date)',
+        'CREATE INDEX files_verified ON files USING btree (verified_date, file_path)',
+        "CREATE INDEX files_withdrawn ON files USING btree (file_path) WHERE (status = 'withdrawn'::text)",
       ]);
     }
   });

@@ -1,0 +1,23 @@
+/**
+ * Statements that put a catalog back to the schema before migration 0011 (the lifecycle's
+ * columns and the change log), for the tests of earlier migrations on older catalogs: Kysely
+ * runs migrations in name order only, so a test that undoes 0009 or 0010 undoes 0011 first.
+ * A migration after 0011 adds its own undo here, ahead of these.
+ */
+export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
+  return [
+    'DROP TABLE changes',
+    'DROP INDEX files_withdrawn',
+    'DROP INDEX files_fixity_failed',
+    'DROP INDEX files_verified',
+    // files_search as 0007 made it (0011 makes it again with its columns; SQLite only).
+    ...(engine === 'sqlite'
+      ? [
+          'DROP INDEX files_search',
+          'CREATE INDEX files_search ON files (instrument, data_level, start_date, descriptor, version, file_path, end_date, extension, ingestion_date, size, sha256, uploader)',
+        ]
+      : []),
+    ...['status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity'].map((column) => `ALTER TABLE files DROP COLUMN ${column}`),
+    "DELETE FROM kysely_migration WHERE name = '0011-lifecycle'",
+  ];
+}
