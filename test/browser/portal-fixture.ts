@@ -1,5 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { hasChromium, launchBrowser, NO_CHROMIUM_MESSAGE } from '../helpers/browser.js';
 import { ensurePortal } from '../helpers/lazy-build.js';
+import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
 // Every browser test imports this fixture: the portal's assets as the sources are now
 // (web/build.js runs only when web/ or src/ changed).
@@ -49,4 +52,39 @@ export async function openPage(browser: Browser, viewport: Viewport, permissions
 export function sidewaysOverflow(page: Page): Promise<number> {
   // A string: it runs in the page, and the tests compile without the DOM library.
   return page.evaluate<number>('document.documentElement.scrollWidth - innerWidth');
+}
+
+/**
+ * A describe block whose tests run at each of VIEWPORTS in one Chromium, launched before them and
+ * closed after (skipped, saying what to install, where there is none). `body` declares one
+ * viewport's tests; `browser()` is the launched browser once the hooks have run.
+ */
+export function describeInBrowser(title: string, body: (viewport: Viewport, browser: () => Browser) => void): void {
+  if (!hasChromium) console.warn(NO_CHROMIUM_MESSAGE);
+  describe.skipIf(!hasChromium)(title, () => {
+    let browser: Browser | undefined;
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+    describe.each(VIEWPORTS)('at $width x $height ($name)', (viewport) => body(viewport, () => browser!));
+  });
+}
+
+/**
+ * For one describe block: a server (started with `settings`) holding `files` (name -> bytes,
+ * uploaded under their stored paths) before the block's tests, stopped after them.
+ */
+export function seededServer(files: Readonly<Record<string, string>>, settings: Parameters<typeof startTestServer>[0] = {}): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(settings);
+    for (const [name, bytes] of Object.entries(files)) expect((await uploadFile(server.url, storedPathOf(name), bytes)).status).toBe(200);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => server!;
 }
