@@ -8,8 +8,7 @@ import { migrations } from '../../src/catalog/migrations.js';
 import { SDC_BIN } from '../helpers/child-server.js';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema, type TestSchema } from '../helpers/postgres-test-schema.js';
 import { recordFigures } from '../reliability/figures.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep, sql } from './fault-setup.js';
 
 interface Run {
   readonly code: number | null;
@@ -28,17 +27,6 @@ function sdc(args: readonly string[]): Promise<Run> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-/** One statement on the test database, as the test (never through the command's connections). */
-async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, statement_timeout: 10_000 });
-  await client.connect();
-  try {
-    return await client.query(text, values);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The catalog URL of `schema` with an application_name of its own: only its backends are ever terminated. */

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL } from '../helpers/backends.js';
-import { recordFigures } from '../reliability/figures.js';
 import { pino } from 'pino';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
@@ -8,9 +7,8 @@ import { reconcile } from '../../src/service/index.js';
 import { S3ObjectStore } from '../../src/store/s3/s3-object-store.js';
 import { parseS3Url } from '../../src/store/s3/s3-url.js';
 import { testSchema } from '../helpers/postgres-test-schema.js';
-import { FaultWorld, type Instance } from './fault-world.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import type { Instance } from './fault-world.js';
+import { sleep, useFaultWorld } from './fault-setup.js';
 
 /** How long after a fault ends every acknowledged upload must be findable (issue: 15 s). */
 const FINDABLE_WITHIN_MS = 15_000;
@@ -26,24 +24,16 @@ const OUTAGE_MS = 4_000;
  * is queryable within 15 s of the fault's end with nothing done by hand.
  */
 describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKENDS_LABEL}`, () => {
-  let world: FaultWorld;
-  const rows: Record<string, number | string> = {};
-
-  beforeAll(async () => {
-    world = await FaultWorld.start();
-  }, 120_000);
-  afterAll(async () => {
-    recordFigures('faults', rows);
-    await world?.stop();
-  }, 60_000);
+  const setup = useFaultWorld('faults');
+  const { rows } = setup;
 
   /**
    * Runs `fault` under load while /healthz, /metrics and a query are asked of every live
    * instance, then checks what the issue asks of every fault.
    */
   async function underLoad(label: string, fault: () => Promise<void>): Promise<void> {
-    const answersBefore = world.answers.length;
-    const ackBefore = world.acknowledged.size;
+    const answersBefore = setup.world.answers.length;
+    const ackBefore = setup.world.acknowledged.size;
     const probes: { path: string; status: number | undefined; instance: string }[] = [];
     let faultDone = false;
     const faultRun = (async () => {
@@ -53,57 +43,57 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
     })().finally(() => (faultDone = true));
     const monitor = (async () => {
       while (!faultDone) {
-        for (const instance of world.instances.filter((i: Instance) => i.alive)) {
+        for (const instance of setup.world.instances.filter((i: Instance) => i.alive)) {
           for (const path of ['/healthz', '/metrics', '/version']) {
-            const res = await world.ask(instance, path);
+            const res = await setup.world.ask(instance, path);
             probes.push({ path, status: res?.status, instance: instance.name });
             await res?.arrayBuffer();
           }
-          await (await world.ask(instance, '/query?limit=5'))?.arrayBuffer();
+          await (await setup.world.ask(instance, '/query?limit=5'))?.arrayBuffer();
         }
         await sleep(300);
       }
     })();
-    await Promise.all([world.uploadsDuring(faultRun), monitor, faultRun]);
+    await Promise.all([setup.world.uploadsDuring(faultRun), monitor, faultRun]);
 
-    const answers = world.answers.slice(answersBefore);
+    const answers = setup.world.answers.slice(answersBefore);
     const byStatus = new Map<number, number>();
     for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
-    const missing = await world.unfindable(FINDABLE_WITHIN_MS);
-    rows[`${label}: uploads acknowledged`] = world.acknowledged.size - ackBefore;
+    const missing = await setup.world.unfindable(FINDABLE_WITHIN_MS);
+    rows[`${label}: uploads acknowledged`] = setup.world.acknowledged.size - ackBefore;
     rows[`${label}: answers by status`] = [...byStatus].sort().map(([s, n]) => `${s}×${n}`).join(' ');
     rows[`${label}: acknowledged but not findable within 15 s`] = missing.length;
 
-    expect(world.instances.flatMap((i) => i.unexpectedExits), 'processes that ended by themselves').toEqual([]);
+    expect(setup.world.instances.flatMap((i) => i.unexpectedExits), 'processes that ended by themselves').toEqual([]);
     expect(answers.filter((a) => a.status >= 500 && a.status !== 503), 'answers other than 503 among the 5xx').toEqual([]);
     expect(answers.filter((a) => a.status === 503 && !a.retryAfter), '503 without Retry-After').toEqual([]);
     // A live process always answers these two (and /version) with 200.
     expect(probes.filter((p) => p.status !== undefined && p.status !== 200), 'health and metrics probes').toEqual([]);
     expect(missing, 'acknowledged uploads not findable').toEqual([]);
-    expect(world.acknowledged.size, 'uploads went on around the fault').toBeGreaterThan(ackBefore);
+    expect(setup.world.acknowledged.size, 'uploads went on around the fault').toBeGreaterThan(ackBefore);
   }
 
   it('PostgreSQL backends terminated mid-work (pg_terminate_backend, twice)', { timeout: 90_000 }, async () => {
     await underLoad('backends terminated', async () => {
-      expect(await world.terminateBackends()).toBeGreaterThan(0);
+      expect(await setup.world.terminateBackends()).toBeGreaterThan(0);
       await sleep(1_000);
-      await world.terminateBackends();
+      await setup.world.terminateBackends();
     });
   });
 
   it('every catalog connection cut, then refused for 4 s', { timeout: 90_000 }, async () => {
     await underLoad('catalog refused 4 s', async () => {
-      await world.pgProxy.refuse();
+      await setup.world.pgProxy.refuse();
       await sleep(OUTAGE_MS);
-      await world.pgProxy.resume();
+      await setup.world.pgProxy.resume();
     });
   });
 
   it('the catalog black-holed for 4 s (nothing answers, nothing is refused)', { timeout: 90_000 }, async () => {
     await underLoad('catalog black-holed 4 s', async () => {
-      world.pgProxy.blackhole();
+      setup.world.pgProxy.blackhole();
       await sleep(OUTAGE_MS);
-      await world.pgProxy.resume();
+      await setup.world.pgProxy.resume();
     });
   });
 
@@ -111,13 +101,13 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
     let readyDuring: { status: number; body: { status?: string } } | undefined;
     let queryDuring: number | undefined;
     await underLoad('store unreachable 4 s', async () => {
-      await world.s3Proxy.refuse();
+      await setup.world.s3Proxy.refuse();
       await sleep(2_500);
-      const ready = await world.ask(world.b, '/readyz');
+      const ready = await setup.world.ask(setup.world.b, '/readyz');
       readyDuring = ready && { status: ready.status, body: (await ready.json()) as { status?: string } };
-      queryDuring = (await world.ask(world.b, '/query?limit=1'))?.status;
+      queryDuring = (await setup.world.ask(setup.world.b, '/query?limit=1'))?.status;
       await sleep(OUTAGE_MS - 2_500);
-      await world.s3Proxy.resume();
+      await setup.world.s3Proxy.resume();
     });
     expect(readyDuring).toMatchObject({ status: 200, body: { status: 'degraded' } });
     expect(queryDuring).toBe(200);
@@ -128,7 +118,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
     /** Where each restart's log lines begin. */
     const restartedAt = new Map<Instance, number>();
     await underLoad('instance SIGKILLed', async () => {
-      for (const instance of [world.a, world.b]) {
+      for (const instance of [setup.world.a, setup.world.b]) {
         await instance.kill('SIGKILL');
         await sleep(1_000);
         restartedAt.set(instance, instance.logs.length);
@@ -153,13 +143,13 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`faults at scale: ${PRODUCTION_BACKEN
   });
 
   it('a catalog rebuilt from the bucket alone brings back every ingestion date exactly', { timeout: 120_000 }, async () => {
-    const answered = await world.ask(world.b, '/query');
+    const answered = await setup.world.ask(setup.world.b, '/query');
     const before = (await answered!.json()) as { file_path: string; ingestion_date: string; sha256: string; uploader?: string }[];
     expect(before.length).toBeGreaterThan(0);
     const schema = testSchema();
     const catalog = await openCatalog(schema.url);
     try {
-      const store = new S3ObjectStore(parseS3Url(world.rgw.storeUrl(world.bucket)));
+      const store = new S3ObjectStore(parseS3Url(setup.world.rgw.storeUrl(setup.world.bucket)));
       const ctx = { mission: IMAP_MISSION, catalog, store, uploadTtl: 60, downloadTtl: 60, log: pino({ level: 'silent' }) };
       const report = await reconcile(ctx);
       expect(report.indexed).toBe(before.length);
