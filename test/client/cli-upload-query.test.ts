@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { IMAP_MISSION, namingMessage, wrongDirectoryMessage } from '../../src/mission/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { sampleTree, sha256, useWorldWithData, writeTree } from './client-world.js';
+import { CSV_HEADER, RECORD_FIELDS } from '../../src/wire/record.js';
 
 const SPEC_FIELDS = ['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension'];
 
@@ -54,7 +55,7 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
     );
     expect(result.code).toBe(0);
     const rows = result.stdout.split('\r\n').filter(Boolean).map((l) => l.split(','));
-    expect(rows[0]).toEqual([...SPEC_FIELDS, 'ingestion_date', 'size', 'sha256', 'uploader']);
+    expect(rows[0]).toEqual([...RECORD_FIELDS]);
     expect(rows.slice(1).map((r) => r[0])).toEqual([
       'imap/hit/l0/2024/02/imap_hit_l0_raw_20240229_20240229_v00-02.pkts',
       'imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v01-00.cdf',
@@ -66,7 +67,7 @@ describe('sdc upload and sdc query against a real server', { timeout: 120_000 },
     const json = await runCli(['query', '-o', 'json', '--instrument', 'idex'], { env: ctx.world.env });
     expect([json.code, JSON.parse(json.stdout)]).toEqual([0, []]);
     const csv = await runCli(['query', '-o', 'csv', '--instrument', 'idex'], { env: ctx.world.env });
-    expect(csv.stdout).toBe(`${[...SPEC_FIELDS, 'ingestion_date', 'size', 'sha256', 'uploader'].join(',')}\r\n`);
+    expect(csv.stdout).toBe(CSV_HEADER);
   });
 
   it("reports the server's query error with exit status 1 and no data", async () => {
