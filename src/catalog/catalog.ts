@@ -1,3 +1,4 @@
+import type { AuditQueueOptions, FixityOutcome } from './audit-queue.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
@@ -48,6 +49,14 @@ export interface Catalog {
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
+  /**
+   * The fixity audit's queue (docs/deploy.md "Fixity audits"): files never verified first, in
+   * file_path order, then the oldest verified first, a page at a time; only those under
+   * `options.prefix`, and verified before `options.verifiedBefore` (a run's own start).
+   */
+  auditQueue(options: AuditQueueOptions): AsyncIterable<readonly FileRecord[]>;
+  /** Records what an audit found of a file's bytes, and when; false when the path has no record. */
+  recordFixity(filePath: string, verifiedDate: string, fixity: FixityOutcome): Promise<boolean>;
   /** The API keys, kept beside the records. */
   keys(): KeyStore;
   /** Leases on names being written into the object store, kept beside the records. */
