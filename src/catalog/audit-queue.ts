@@ -71,3 +71,37 @@ export async function* auditQueue(read: ReadRows, options: AuditQueueOptions): A
   );
   yield* oldest;
 }
+
+/** What the catalog says of its files' fixity, cheaply (the indexes answer): for /metrics. */
+export interface FixityStatus {
+  /** Files whose last audit found other bytes, or none. */
+  readonly mismatch: number;
+  readonly missing: number;
+  /** The oldest verified_date, absent when no file was ever verified. */
+  readonly oldestVerified?: string;
+  /** Whether some file was never verified. */
+  readonly neverVerified: boolean;
+}
+
+/**
+ * The statements of FixityStatus: the failures from the partial index files_fixity_failed
+ * (few rows), the oldest date and a never-verified file from one probe each of files_verified.
+ * `> ''` rather than IS NOT NULL: a range every planner takes on the index.
+ */
+export const FIXITY_FAILURES_SQL = "SELECT fixity, count(*) FROM files WHERE fixity IN ('mismatch', 'missing') GROUP BY fixity";
+export const OLDEST_VERIFIED_SQL = "SELECT verified_date FROM files WHERE verified_date > '' ORDER BY verified_date LIMIT 1";
+export const NEVER_VERIFIED_SQL = 'SELECT 1 FROM files WHERE verified_date IS NULL LIMIT 1';
+/** Files verified at least once: a count over the index's range, as costly as counting the catalog (cached as long). */
+export const VERIFIED_COUNT_SQL = "SELECT count(*) FROM files WHERE verified_date > ''";
+
+/** FixityStatus from its statements run by `read`. */
+export async function fixityStatus(read: ReadRows): Promise<FixityStatus> {
+  const [failures, oldest, never] = await Promise.all([
+    read(FIXITY_FAILURES_SQL, [], 0),
+    read(OLDEST_VERIFIED_SQL, [], 0),
+    read(NEVER_VERIFIED_SQL, [], 0),
+  ]);
+  const count = (fixity: string) => Number(failures.find((row) => row[0] === fixity)?.[1] ?? 0);
+  const oldestVerified = oldest[0] === undefined ? undefined : String(oldest[0][0]);
+  return { mismatch: count('mismatch'), missing: count('missing'), ...(oldestVerified === undefined ? {} : { oldestVerified }), neverVerified: never.length > 0 };
+}

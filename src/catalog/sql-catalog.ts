@@ -1,5 +1,5 @@
 import { backendFailure } from '../errors/index.js';
-import { auditQueue, type AuditQueueOptions, type FixityOutcome } from './audit-queue.js';
+import { auditQueue, fixityStatus, VERIFIED_COUNT_SQL, type AuditQueueOptions, type FixityOutcome, type FixityStatus } from './audit-queue.js';
 import { transactionReportingCause } from './first-failure-transaction.js';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Catalog } from './catalog.js';
@@ -156,6 +156,15 @@ export abstract class SqlCatalog implements Catalog {
       const result = await this.db.updateTable('files').set({ verified_date: verifiedDate, fixity }).where('file_path', '=', filePath).executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     });
+  }
+
+  fixityStatus(): Promise<FixityStatus> {
+    return fixityStatus(this.reads('fixity'));
+  }
+
+  async countVerified(): Promise<number> {
+    const [row] = await this.reads('count')(VERIFIED_COUNT_SQL, [], 0);
+    return Number(row![0]);
   }
 
   /**

@@ -37,6 +37,8 @@ export function describeAuditQueue(name: string, make: () => Promise<CatalogUnde
 
     it('puts every never-verified file first, in file_path order, a page at a time', async () => {
       expect(await catalog().insertMany(names.map((n) => recordOf(n)))).toBe(names.length);
+      expect(await catalog().fixityStatus()).toEqual({ mismatch: 0, missing: 0, neverVerified: true });
+      expect(await catalog().countVerified()).toBe(0);
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).toEqual(sorted);
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z', undefined, 1000)).toEqual(sorted);
     });
@@ -51,6 +53,8 @@ export function describeAuditQueue(name: string, make: () => Promise<CatalogUnde
       expect(await catalog().get(sorted[4]!)).toMatchObject({ verified_date: '2026-01-01T00:00:01.000Z', fixity: 'missing' });
       expect(await catalog().get(sorted[1]!)).not.toHaveProperty('fixity');
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).toEqual([sorted[1], sorted[2], sorted[4], sorted[3], sorted[0]]);
+      expect(await catalog().fixityStatus()).toEqual({ mismatch: 1, missing: 1, oldestVerified: '2026-01-01T00:00:01.000Z', neverVerified: true });
+      expect(await catalog().countVerified()).toBe(3);
     });
 
     it('leaves out files verified at or after the bound: a run never meets the files it verified itself', async () => {
@@ -77,6 +81,9 @@ export function describeAuditQueue(name: string, make: () => Promise<CatalogUnde
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z', 'imap/mag/l2/')).toEqual([sorted[2]]);
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z', 'imap/swe/')).toEqual(await under('imap/swe/'));
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z', 'imap/nothing/')).toEqual([]);
+      for (const path of sorted) if ((await catalog().get(path))?.verified_date === undefined) await catalog().recordFixity(path, '2026-01-05T00:00:00.000Z', 'ok');
+      expect(await catalog().fixityStatus()).toEqual({ mismatch: 0, missing: 1, oldestVerified: '2026-01-01T00:00:01.000Z', neverVerified: false });
+      expect(await catalog().countVerified()).toBe(sorted.length);
     });
   });
 }
