@@ -208,7 +208,8 @@ async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Pro
       socket[WRITTEN] = socket.bytesWritten;
     }
     const store = route === '/store/*';
-    if (status === 409) events.conflicts++;
+    // Upload conflicts only: a download's 409 is a damaged file (docs/api.md "Damaged files"), counted by sdc_fixity_failed_files.
+    if (status === 409 && !route.endsWith('download/*')) events.conflicts++;
     if (store && status === 403) events.signatureFailures++;
     if (!store && status === 401) events.keyMissing++;
     if (!store && status === 403) events.keyRefused++;
