@@ -4,7 +4,9 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { HAVE_S3, S3_SKIPPED, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
+import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL } from '../helpers/backends.js';
+import { testSchema } from '../helpers/postgres-test-schema.js';
+import { startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
 
 const FILES = [
@@ -30,7 +32,7 @@ function readFigures(stdout: string): { bytes: number; seconds: number } {
   return { bytes: Number(m[1]), seconds: Number(m[2]) };
 }
 
-function describeAudit(name: string, skip: string | false, setup: () => Promise<{ store?: string; env: Record<string, string>; outOfBand: (home: string) => OutOfBand; stop(): Promise<void> }>) {
+function describeAudit(name: string, skip: string | false, setup: () => Promise<{ store?: string; catalog?: string; env: Record<string, string>; outOfBand: (home: string) => OutOfBand; stop(): Promise<void> }>) {
   describe.skipIf(skip !== false)(skip === false ? `sdc audit: ${name}` : `sdc audit: ${name}: ${skip}`, () => {
     let server: TestServer;
     let backend: Awaited<ReturnType<typeof setup>>;
@@ -46,8 +48,8 @@ function describeAudit(name: string, skip: string | false, setup: () => Promise<
 
     beforeAll(async () => {
       backend = await setup();
-      server = await startTestServer(backend.store ? { store: backend.store } : {});
-      flags = ['--home', server.home, ...(backend.store ? ['--store', backend.store] : [])];
+      server = await startTestServer({ ...(backend.store ? { store: backend.store } : {}), ...(backend.catalog ? { catalog: backend.catalog } : {}) });
+      flags = ['--home', server.home, ...(backend.store ? ['--store', backend.store] : []), ...(backend.catalog ? ['--catalog', backend.catalog] : [])];
       oob = backend.outOfBand(server.home);
       for (const path of FILES) await store(path, bytesOf(path));
     }, 120_000);
@@ -121,8 +123,10 @@ function describeAudit(name: string, skip: string | false, setup: () => Promise<
 
     // The local store cannot be down (a folder made unreadable is damage, not an outage): S3 shows this case.
     it.skipIf(name.startsWith('embedded'))('a store that does not answer: a clear message and exit 3, nothing flagged', async () => {
-      const run = await runCli(['audit', '--home', server.home, '--store', backend.store!.replace(/endpoint=[^&]+/, 'endpoint=http%3A%2F%2F127.0.0.1%3A9')], { env: backend.env });
-      expect(run.code).toBe(3);
+      const run = await runCli(['audit', ...flags.slice(0, 2), ...(backend.catalog ? ['--catalog', backend.catalog] : []), '--store', backend.store!.replace(/endpoint=[^&]+/, 'endpoint=http%3A%2F%2F127.0.0.1%3A9')], { env: backend.env });
+      expect(run.code, run.stderr).toBe(3);
+      // The store's own words follow (an unreachable endpoint).
+      expect(run.stderr).toMatch(/ECONNREFUSED|not answering|S3 store/);
       expect(run.stderr).toContain('sdc audit: stopped, the store or the catalog failed; no file was flagged for it.');
       expect(await (await fetch(`${server.url}/download/${WHOLE}`, { redirect: 'manual' })).status).toBe(302);
     });
@@ -139,12 +143,15 @@ describeAudit('embedded default (local store, SQLite)', false, async () => ({
 }));
 
 let s3: S3TestServer | undefined;
-describeAudit('S3 (RGW)', HAVE_S3 ? false : S3_SKIPPED, async () => {
+// The production pair: S3 and PostgreSQL.
+describeAudit('S3 (RGW) + PostgreSQL', HAVE_PRODUCTION_BACKENDS ? false : PRODUCTION_BACKENDS_LABEL, async () => {
   s3 = await startS3TestServer();
+  const schema = testSchema();
   const store = new S3ObjectStore(parseS3Url(s3.storeUrl));
   const bucket = s3.bucket;
   return {
     store: s3.storeUrl,
+    catalog: schema.url,
     env: { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID!, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY! },
     outOfBand: () => ({
       put: async (path, bytes) => void (await store.client.send(new PutObjectCommand({ Bucket: bucket, Key: path, Body: bytes }))),
@@ -153,6 +160,7 @@ describeAudit('S3 (RGW)', HAVE_S3 ? false : S3_SKIPPED, async () => {
     stop: async () => {
       store.close();
       await s3?.stop();
+      await schema.drop();
     },
   };
 });
