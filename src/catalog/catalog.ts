@@ -1,3 +1,4 @@
+import type { AuditQueueOptions, FixityOutcome, FixityStatus } from './audit-queue.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
@@ -48,6 +49,18 @@ export interface Catalog {
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
+  /**
+   * The fixity audit's queue (docs/deploy.md "Fixity audits"): files never verified first, in
+   * file_path order, then the oldest verified first, a page at a time; only those under
+   * `options.prefix`, and verified before `options.verifiedBefore` (a run's own start).
+   */
+  auditQueue(options: AuditQueueOptions): AsyncIterable<readonly FileRecord[]>;
+  /** Records what an audit found of a file's bytes, and when; false when the path has no record. */
+  recordFixity(filePath: string, verifiedDate: string, fixity: FixityOutcome): Promise<boolean>;
+  /** Fixity failures by outcome, the oldest verification, whether any file was never verified: cheap (the indexes answer). */
+  fixityStatus(): Promise<FixityStatus>;
+  /** Files verified at least once: a count over an index, as costly as `count({})`. */
+  countVerified(): Promise<number>;
   /** The API keys, kept beside the records. */
   keys(): KeyStore;
   /** Leases on names being written into the object store, kept beside the records. */

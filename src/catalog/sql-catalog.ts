@@ -1,4 +1,5 @@
 import { backendFailure } from '../errors/index.js';
+import { auditQueue, fixityStatus, VERIFIED_COUNT_SQL, type AuditQueueOptions, type FixityOutcome, type FixityStatus } from './audit-queue.js';
 import { transactionReportingCause } from './first-failure-transaction.js';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Catalog } from './catalog.js';
@@ -143,6 +144,27 @@ export abstract class SqlCatalog implements Catalog {
   /** Keyset pages: a long reconcile then holds no cursor (nor snapshot) open. */
   paths(): AsyncIterable<string> {
     return allPaths(this.reads('read'));
+  }
+
+  /** Two ranges of the index files_verified, keyset-paged (audit-queue.ts). */
+  auditQueue(options: AuditQueueOptions): AsyncIterable<readonly FileRecord[]> {
+    return auditQueue(this.reads('audit'), options);
+  }
+
+  recordFixity(filePath: string, verifiedDate: string, fixity: FixityOutcome): Promise<boolean> {
+    return this.driver('audit', async () => {
+      const result = await this.db.updateTable('files').set({ verified_date: verifiedDate, fixity }).where('file_path', '=', filePath).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    });
+  }
+
+  fixityStatus(): Promise<FixityStatus> {
+    return fixityStatus(this.reads('fixity'));
+  }
+
+  async countVerified(): Promise<number> {
+    const [row] = await this.reads('count')(VERIFIED_COUNT_SQL, [], 0);
+    return Number(row![0]);
   }
 
   /**

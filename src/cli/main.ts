@@ -22,6 +22,7 @@ const COMMANDS: Readonly<Record<string, (program: Command) => Promise<void>>> = 
   seed: async (p) => (await import('./seed-command.js')).registerSeedCommand(p),
   keys: async (p) => (await import('./keys-command.js')).registerKeysCommand(p),
   reconcile: async (p) => (await import('./reconcile-command.js')).registerReconcileCommand(p),
+  audit: async (p) => (await import('./audit-command.js')).registerAuditCommand(p),
   migrate: async (p) => (await import('./migrate-command.js')).registerMigrateCommand(p),
   // One module registers both.
   backup: backupCommands,

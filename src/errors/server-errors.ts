@@ -43,6 +43,15 @@ export const OUT_OF_SPACE = declareError(
   (path: string) => `The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`,
 );
 
+// --- Fixity audits (docs/api.md "Damaged files"): a file whose stored bytes an audit found damaged or missing ---
+export const FIXITY_FAILED = declareError(
+  'SDC_FIXITY_FAILED',
+  409,
+  (path: string, verifiedDate: string, fixity: 'mismatch' | 'missing') =>
+    `${path} cannot be served: the fixity audit of ${verifiedDate} found ${fixity === 'missing' ? 'no stored object for it' : 'that its stored bytes no longer match its size and SHA-256'}. ` +
+    'The operators must restore it from a copy; it is served again once an audit finds it whole. Nothing is wrong with the request.',
+);
+
 // --- Download (docs/api.md, The three endpoints; Error codes) ---
 export const NO_FILE_IN_PATH = declareError(
   'SDC_NO_FILE_IN_PATH',

@@ -1,3 +1,4 @@
+import { FIXITY_FAILED } from '../errors/index.js';
 import { messages as keyMessages } from './api-key-auth.js';
 import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
 import { exampleStoredPath, messages } from '../service/index.js';
@@ -120,6 +121,10 @@ export function downloadSchema(mission: MissionConfig, form: 'current' | 'earlie
           ? text('No file name in the path, or the name breaks a naming rule.', messages.noFileInPath())
           : text('Not a valid object-store URI (no file name, or the name breaks a naming rule).', messages.notObjectStoreUri('', messages.noFileInPath())),
       404: text('No such file.', messages.notFound(path, mission)),
+      409: text(
+        'The last fixity audit found the stored bytes changed or gone (the record says fixity mismatch or missing): never served as if good, until an operator restores them and an audit finds them whole.',
+        FIXITY_FAILED.create(path, '2026-01-01T02:00:00.000Z', 'mismatch').message,
+      ),
     },
   };
 }

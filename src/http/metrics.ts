@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { Catalog } from '../catalog/index.js';
 import type { ServiceContext } from '../service/index.js';
 import { checkDependencies, ingestBacklog, withinCheckTime } from './dependency-checks.js';
 
@@ -97,6 +98,76 @@ async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Pro
       this.set({ dependency: 'store' }, results.store === 'ok' ? 1 : 0);
     },
   });
+  // Fixity audits (docs/deploy.md "Fixity audits"): what the catalog's records say, read from
+  // the indexes (Catalog.fixityStatus: a few index probes), at most every DEPENDENCIES_EVERY_MS;
+  // the count of verified files costs as much as the catalog's size, so it is cached as long.
+  // Files and bytes read by a run are in that run's summary and log: the server runs no audit.
+  let fixity: { at: number; status: ReturnType<Catalog['fixityStatus']> } | undefined;
+  const fixityStatus = () => {
+    if (fixity === undefined || Date.now() - fixity.at >= DEPENDENCIES_EVERY_MS) {
+      fixity = { at: Date.now(), status: withinCheckTime(() => ctx.catalog.fixityStatus()) };
+      fixity.status.catch(() => {});
+    }
+    return fixity.status;
+  };
+  new Gauge({
+    name: 'sdc_fixity_failed_files',
+    help: 'Files whose last fixity audit found their stored bytes changed (mismatch) or gone (missing); never served until restored',
+    labelNames: ['fixity'],
+    registers: [registry],
+    async collect() {
+      try {
+        const status = await fixityStatus();
+        this.set({ fixity: 'mismatch' }, status.mismatch);
+        this.set({ fixity: 'missing' }, status.missing);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'sdc_fixity_oldest_verification_age_seconds',
+    help: 'Age of the oldest fixity verification of any file (absent until a file is verified; see sdc_fixity_never_verified)',
+    registers: [registry],
+    async collect() {
+      try {
+        const { oldestVerified } = await fixityStatus();
+        if (oldestVerified === undefined) this.reset();
+        else this.set(Math.max(0, (Date.now() - Date.parse(oldestVerified)) / 1000));
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'sdc_fixity_never_verified',
+    help: 'Whether some file has never been verified by a fixity audit (1) or none (0): the audit has not yet gone round once',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set((await fixityStatus()).neverVerified ? 1 : 0);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  const verified = { at: -Infinity, files: 0 };
+  new Gauge({
+    name: 'sdc_fixity_verified_files',
+    help: `Files verified at least once by a fixity audit, counted at most every ${CATALOG_COUNT_EVERY_MS / 1000} s (as sdc_catalog_files)`,
+    registers: [registry],
+    async collect() {
+      try {
+        if (Date.now() - verified.at >= CATALOG_COUNT_EVERY_MS) {
+          verified.files = await withinCheckTime(() => ctx.catalog.countVerified());
+          verified.at = Date.now();
+        }
+        this.set(verified.files);
+      } catch {
+        this.reset();
+      }
+    },
+  });
   const counted = { at: -Infinity, files: 0 };
   let checked: { at: number; results: ReturnType<typeof checkDependencies> } = { at: -Infinity, results: Promise.resolve({ catalog: 'ok', store: 'ok' }) };
 
@@ -137,7 +208,8 @@ async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Pro
       socket[WRITTEN] = socket.bytesWritten;
     }
     const store = route === '/store/*';
-    if (status === 409) events.conflicts++;
+    // Upload conflicts only: a download's 409 is a damaged file (docs/api.md "Damaged files"), counted by sdc_fixity_failed_files.
+    if (status === 409 && !route.endsWith('download/*')) events.conflicts++;
     if (store && status === 403) events.signatureFailures++;
     if (!store && status === 401) events.keyMissing++;
     if (!store && status === 403) events.keyRefused++;

@@ -1,4 +1,5 @@
-import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.js';
+import { fixityFailed } from '../catalog/index.js';
+import { FILE_NOT_FOUND, FIXITY_FAILED, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
@@ -25,7 +26,12 @@ export function download(ctx: ServiceContext, requestPath: string): MaybePromise
       break;
   }
   const path = resolved.path;
-  return andThen(ctx.catalog.has(path), (recorded) => (recorded ? redirect(ctx, path) : unrecorded(ctx, path, requestPath)));
+  return andThen(ctx.catalog.get(path), (record) => {
+    if (record === undefined) return unrecorded(ctx, path, requestPath);
+    // Never served as if good (docs/api.md "Damaged files"); the record itself stays queryable.
+    if (fixityFailed(record.fixity)) return failure(FIXITY_FAILED.create(path, record.verified_date ?? 'an earlier date', record.fixity));
+    return redirect(ctx, path);
+  });
 }
 
 /** The 302 to the stored bytes' signed address. */

@@ -1,3 +1,4 @@
+import type { ReadPace } from '../wire/content-digest.js';
 import { INVALID_PARTS, NO_SUCH_UPLOAD, OBJECT_TOO_LARGE, ServerError } from '../errors/index.js';
 
 /** What the store knows of one object. */
@@ -102,8 +103,11 @@ export interface ObjectStore {
    * `onRefused`, for the reconcile to report.
    */
   list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo>;
-  /** Streams the object once to learn its size and SHA-256 (for indexing). */
-  digest(key: string): Promise<ObjectDigest>;
+  /**
+   * Streams the object once to learn its size and SHA-256 (for indexing, and the fixity
+   * audit, which reads no faster than `pace` lets it).
+   */
+  digest(key: string, pace?: ReadPace): Promise<ObjectDigest>;
   /** Liveness check for /readyz. */
   ping(): Promise<void>;
   /**

@@ -25,9 +25,18 @@ export class RunningDigest {
   }
 }
 
-/** Size and SHA-256 of a stream's bytes, read to its end. */
-export async function digestOf(chunks: AsyncIterable<Uint8Array>): Promise<ContentDigest> {
+/**
+ * Waited on after each piece read (with its size): a reader that must go slowly (the fixity
+ * audit's --rate) holds the stream back while it waits; a rejection stops the read.
+ */
+export type ReadPace = (bytes: number) => Promise<void> | void;
+
+/** Size and SHA-256 of a stream's bytes, read to its end (no faster than `pace` lets it). */
+export async function digestOf(chunks: AsyncIterable<Uint8Array>, pace?: ReadPace): Promise<ContentDigest> {
   const digest = new RunningDigest();
-  for await (const chunk of chunks) digest.add(chunk);
+  for await (const chunk of chunks) {
+    digest.add(chunk);
+    if (pace) await pace(chunk.length);
+  }
   return digest.result();
 }

@@ -27,6 +27,7 @@ describe('operator commands say where they act and never create a catalog unaske
     [['migrate']],
     [['seed', '--count', '10']],
     [['reconcile']],
+    [['audit']],
   ])('sdc %j in a folder without a catalog: names it, refuses (exit 2), creates nothing', async (args) => {
     const result = await runCli(args, { cwd: elsewhere });
     const expected = join(elsewhere, 'sdc-data', 'catalog.db');

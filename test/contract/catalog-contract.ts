@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { positionOf, recordFor, type Catalog, type FileRecord, type QuerySort } from '../../src/catalog/index.js';
 import { QUERY_PAGE_SIZE } from '../../src/catalog/keyset-pages.js';
 import { IMAP_MISSION, parseFileName } from '../../src/mission/index.js';
+import { describeAuditQueue } from './catalog-audit-contract.js';
 import { describeCatalogCoverage } from './catalog-coverage-contract.js';
 import { describeCatalogFilters } from './catalog-filter-contract.js';
 import { describeCatalogModel } from './catalog-model-contract.js';
@@ -222,4 +223,5 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   describeKeptAtIngest(name, make);
   describeKeyStore(name, make);
   describeNameLeases(name, make);
+  describeAuditQueue(name, make);
 }

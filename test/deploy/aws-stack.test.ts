@@ -270,6 +270,8 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
         expect(JSON.stringify(statement.Resource), name).not.toContain('"/*"');
       }
     }
+    // The audit reads only.
+    expect(s3Actions('audit')).toEqual(['s3:GetObject', 's3:ListBucket']);
     expect(s3Actions('keys')).toEqual([]);
     expect(s3Actions('migrate')).toEqual([]);
     for (const [id, policy] of Object.entries(policies)) {
@@ -298,7 +300,7 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
     const proxyId = logicalIdOf(template, 'AWS::RDS::DBProxy', () => true);
     const databaseId = logicalIdOf(template, 'AWS::RDS::DBInstance', () => true);
     expect(dependsOn(triggerId)).toEqual(expect.arrayContaining([proxyId, databaseId]));
-    for (const name of ['api', 'ingest', 'reconcile', 'keys'] as const) expect(dependsOn(functionId(name)), name).toContain(triggerId);
+    for (const name of ['api', 'ingest', 'reconcile', 'audit', 'keys'] as const) expect(dependsOn(functionId(name)), name).toContain(triggerId);
   });
 
   it('keeps PostgreSQL private behind RDS Proxy (TLS), its password in Secrets Manager', () => {
@@ -334,6 +336,13 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
       ScheduleExpression: 'rate(1 hour)',
       Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId('reconcile'), 'Arn'] } }),
     });
+    // The fixity audit: on a schedule, at the deployment's rate, bounded by its function's 15 minutes.
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: DEFAULT_SETTINGS.auditSchedule,
+      Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId('audit'), 'Arn'] }, Input: JSON.stringify({ rateMBps: DEFAULT_SETTINGS.auditRateMBps }) }),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', { Handler: LAMBDA_HANDLERS.audit, Timeout: 900 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('audit') } }] });
     template.hasOutput('ApiUrl', {});
     template.hasOutput('KeysFunctionName', {});
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { SERVER_SETTINGS } from '../../src/config.js';
 
 const run = promisify(execFile);
-const UNITS = ['sdc.service', 'sdc@.service', 'sdc-reconcile.service', 'sdc-reconcile.timer'] as const;
+const UNITS = ['sdc.service', 'sdc@.service', 'sdc-reconcile.service', 'sdc-reconcile.timer', 'sdc-audit.service', 'sdc-audit.timer'] as const;
 const unitUrl = (name: string) => new URL(`../../deploy/systemd/${name}`, import.meta.url);
 const UNIT = unitUrl('sdc.service');
 
@@ -57,6 +57,21 @@ describe('systemd units of sdc serve and the hourly reconcile (deploy/systemd)',
     // Otherwise the same service: the same hardening as sdc.service, line for line.
     const hardening = (text: string) => text.slice(text.indexOf('# ---- Hardening'));
     expect(hardening(template)).toBe(hardening(await readFile(UNIT, 'utf8')));
+  });
+
+  it('sdc-audit.service runs sdc audit bounded in time and rate, nightly, with the hardening of sdc.service', async () => {
+    const service = await readFile(unitUrl('sdc-audit.service'), 'utf8');
+    const limit = Number(/^ExecStart=\S+ \S+main\.js audit --max-duration (\d+) --rate \d+$/m.exec(service)?.[1]);
+    // systemd stops the run only after the audit's own limit has ended it.
+    const timeout = Number(/^TimeoutStartSec=(\d+)h$/m.exec(service)?.[1]) * 3600;
+    expect(limit).toBeGreaterThan(0);
+    expect(timeout).toBeGreaterThan(limit);
+    expect(service).toContain('\nEnvironmentFile=/etc/sdc/sdc.env\n');
+    const hardening = (text: string) => text.slice(text.indexOf('# ---- Hardening'));
+    expect(hardening(service)).toBe(hardening(await readFile(unitUrl('sdc-reconcile.service'), 'utf8')));
+    const timer = await readFile(unitUrl('sdc-audit.timer'), 'utf8');
+    expect(timer).toMatch(/^OnCalendar=\S/m);
+    expect(timer).toContain('\nPersistent=true\n');
   });
 
   it('sdc.env.example reads the same in a shell as in systemd: values with & are quoted', async () => {

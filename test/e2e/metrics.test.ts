@@ -65,3 +65,30 @@ describe('/metrics', () => {
     }
   });
 });
+
+describe('/metrics of fixity audits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('says how many files are verified, how many failed and how, and how old the oldest verification is', async () => {
+    const other = SAMPLE_PATH.replace('v00-01', 'v00-02');
+    const never = SAMPLE_PATH.replace('v00-01', 'v00-03');
+    for (const path of [SAMPLE_PATH, other, never]) expect((await uploadFile(server.url, path, 'bytes')).status).toBe(200);
+    const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+    await server.ctx.catalog.recordFixity(SAMPLE_PATH, hourAgo, 'mismatch');
+    await server.ctx.catalog.recordFixity(other, new Date().toISOString(), 'ok');
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    expect(sample(text, 'sdc_fixity_failed_files{fixity="mismatch"}')).toBe(1);
+    expect(text).toContain('sdc_fixity_failed_files{fixity="missing"} 0');
+    expect(sample(text, 'sdc_fixity_verified_files')).toBe(2);
+    expect(sample(text, 'sdc_fixity_never_verified')).toBe(1);
+    const age = sample(text, 'sdc_fixity_oldest_verification_age_seconds');
+    expect(age).toBeGreaterThanOrEqual(3600);
+    expect(age).toBeLessThan(3700);
+  });
+});

@@ -15,10 +15,10 @@ type Document = { openapi: string; paths: Record<string, Record<string, Operatio
 const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'coverage' | 'bearer' | 'none'; method?: string }> = {
   '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
-  '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
+  '/download/{path}': { statuses: ['302', '400', '404', '409'], params: 'path' },
   '/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/v0/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
-  '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
+  '/v0/download/{path}': { statuses: ['302', '400', '404', '409'], params: 'path' },
   '/v0/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/events': { statuses: ['200', '400', '429', '503'], params: 'filters' },
   '/coverage': { statuses: ['200', '400'], params: 'coverage' },

@@ -16,6 +16,7 @@ import { cachedContext } from '../../src/lambda/lambda-context.js';
 import { makeIngestHandler } from '../../src/lambda/s3-ingest-handler.js';
 import { makeKeysHandler } from '../../src/lambda/keys-handler.js';
 import { makeReconcileHandler } from '../../src/lambda/reconcile-handler.js';
+import { AUDIT_TIME_MARGIN_MS, makeAuditHandler } from '../../src/lambda/audit-handler.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import type { ServiceContext } from '../../src/service/index.js';
 import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
@@ -159,6 +160,19 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
     await store.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: PATH.replace('v00-01', 'v00-02') }));
     expect(await reconcile()).toEqual({ indexed: 1, refused: 0, deferred: 0, skipped: 1, refusedLinks: 0, missing: 1, firstMissing: [PATH.replace('v00-01', 'v00-02')] });
     expect(JSON.parse((await api(v2Event('/query', 'instrument=hit'))).body)).toMatchObject([{ file_path: lost }]);
+  });
+
+  it('audits on schedule within the time the function has: fails naming a missing file, whose download is refused', async () => {
+    const audit = makeAuditHandler(() => Promise.resolve(ctx));
+    const gone = PATH.replace('v00-01', 'v00-02');
+    // Less time left than the margin: nothing is read, nothing recorded.
+    expect(await audit(undefined, { getRemainingTimeInMillis: () => AUDIT_TIME_MARGIN_MS - 1 })).toMatchObject({ checked: 0, stoppedAtLimit: true });
+    await expect(audit({ rateMBps: 100 }, { getRemainingTimeInMillis: () => 600_000 })).rejects.toThrow(new RegExp(`missing 1: missing: ${gone}$`));
+    expect(await ctx.catalog.get(gone)).toMatchObject({ fixity: 'missing' });
+    const refused = await api(v2Event(`/download/${gone}`));
+    expect(refused).toMatchObject({ statusCode: 409, headers: { 'x-error-code': 'SDC_FIXITY_FAILED' } });
+    // A prefix without damage: the run answers its report.
+    expect(await audit({ path: 'imap/hit/' }, { getRemainingTimeInMillis: () => 600_000 })).toMatchObject({ checked: 1, ok: 1, failures: [] });
   });
 
   it('creates, lists and revokes API keys for the operator who invokes the keys function', async () => {

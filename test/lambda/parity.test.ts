@@ -26,6 +26,8 @@ const STORED = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.c
 const STORED_NAME = STORED.split('/').pop()!;
 const OTHER = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
 const NEW = 'imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240302_v01-00.cdf';
+/** A file a fixity audit found damaged (docs/api.md "Damaged files"). */
+const DAMAGED = 'imap/hit/l2/2024/03/imap_hit_l2_burst_20240301_20240302_v01-00.cdf';
 
 interface Case {
   readonly method: string;
@@ -102,10 +104,11 @@ function parityRig(settings: ServerSettings = {}, env: Record<string, string> = 
     lambda = (event) => handle(event) as Promise<APIGatewayProxyResult>;
     // One file in the archive, stored straight into the bucket and indexed as the ingest function does.
     const store = server.ctx.store as S3ObjectStore;
-    for (const path of [STORED, OTHER]) {
+    for (const path of [STORED, OTHER, DAMAGED]) {
       await store.client.send(new PutObjectCommand({ Bucket: backends.bucket, Key: path, Body: `bytes of ${path}` }));
       await ingest(server.ctx, path);
     }
+    await server.ctx.catalog.recordFixity(DAMAGED, '2026-01-01T02:00:00.000Z', 'mismatch');
   });
   afterAll(async () => {
     if (lambdaApp) await (await lambdaApp()).close();
@@ -234,6 +237,8 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       ...both('GET', `/download/${STORED}`),
       ...both('GET', `/download/${STORED_NAME.replace('v00-01', 'v00-09')}`),
       ...both('GET', '/download/imap/swe/l1a/'),
+      ...both('GET', `/download/${DAMAGED}`),
+      ...both('GET', `/v0/download/${DAMAGED}`),
       ...both('GET', '/download'),
       // Queries: formats, paging (Link), bad filters, repeated names.
       ...both('GET', '/query?instrument=swe'),

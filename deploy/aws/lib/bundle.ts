@@ -12,6 +12,7 @@ export const LAMBDA_HANDLERS = {
   api: 'dist/lambda/api-handler.handler',
   ingest: 'dist/lambda/s3-ingest-handler.handler',
   reconcile: 'dist/lambda/reconcile-handler.handler',
+  audit: 'dist/lambda/audit-handler.handler',
   keys: 'dist/lambda/keys-handler.handler',
   migrate: 'dist/lambda/migrate-handler.handler',
 } as const;

@@ -10,13 +10,15 @@ import type { DeploySettings } from './settings.js';
  * The AWS Solutions checks (cdk-nag) this stack does not follow, each with its reason.
  * Every other finding fails the synth (bin/app.ts) and the template test.
  */
-export function acknowledgeFindings(stack: SdcStack, parts: { vpc?: IConstruct; database: DatabaseInstance; secret: Secret; appSecret: Secret; settings: DeploySettings; reconcile: LambdaFunction }): void {
+export function acknowledgeFindings(stack: SdcStack, parts: { vpc?: IConstruct; database: DatabaseInstance; secret: Secret; appSecret: Secret; settings: DeploySettings; reconcile: LambdaFunction; audit: LambdaFunction }): void {
   const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
   const managed = (name: string) => `IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${name}]`;
   ack(stack, managed('AWSLambdaBasicExecutionRole'), 'The functions (and the CDK bucket-notification helper) write their logs with the AWS-managed policy docs/deploy.md lists: it grants only CloudWatch Logs writes.');
   ack(stack, managed('AWSLambdaVPCAccessExecutionRole'), 'The functions run in the VPC: the AWS-managed policy docs/deploy.md lists grants only the network-interface actions Lambda needs for that.');
   ack(stack, 'L1', 'Node.js 22 is the runtime the service is built and tested for (package.json engines, CI); move to a newer one when the project does.');
   const objects = `IAM5[Resource::<${logicalId(stack.bucket)}.Arn>/*]`;
+  ack(stack.functions.audit, objects, 'Objects of the archive bucket only (bucket/*: every stored file is re-read by the fixity audit), s3:GetObject alone.');
+  ack(stack, `IAM5[Resource::<${logicalId(parts.audit)}.Arn>:*]`, 'EventBridge Scheduler may invoke the audit function (any of its versions): lambda:InvokeFunction on that one function only.');
   for (const fn of [stack.functions.api, stack.functions.ingest, stack.functions.reconcile]) {
     ack(fn, objects, 'Objects of the archive bucket only (bucket/*: any file of the archive may be uploaded, read or indexed), with the exact actions docs/deploy.md lists; no wildcard action.');
     ack(fn, `IAM5[Resource::<${logicalId(stack.bucket)}.Arn>/.staging/*]`, 'Deleting is allowed only under .staging/, where uploads wait until they are promoted to their name (or refused): never a stored file.');

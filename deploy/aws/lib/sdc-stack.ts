@@ -13,7 +13,7 @@ import { Architecture, Code, Function as LambdaFunction, ParamsAndSecretsLayerVe
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Bucket, EventType } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -44,7 +44,7 @@ import { DATABASE } from './catalog-database.js';
 const MISSION_FILE = 'mission.json';
 
 /** Memory of each function, MB: the API's also buys CPU, which shortens cold starts. */
-export const MEMORY = { api: 1024, ingest: 512, reconcile: 512, keys: 256, migrate: 256 } as const;
+export const MEMORY = { api: 1024, ingest: 512, reconcile: 512, audit: 512, keys: 256, migrate: 256 } as const;
 
 const RETENTION: Record<number, RetentionDays> = Object.fromEntries(
   Object.values(RetentionDays)
@@ -139,6 +139,8 @@ export class SdcStack extends Stack {
         retryAttempts: 2,
       }),
       reconcile: make('reconcile', 'sdc-data-access: sdc reconcile on a schedule', { timeout: Duration.minutes(15) }),
+      // Each run reads for the function's 15 minutes less a margin (src/lambda/audit-handler.ts); the next goes on from there.
+      audit: make('audit', 'sdc-data-access: sdc audit (fixity) on a schedule', { timeout: Duration.minutes(15) }),
       keys: make('keys', 'sdc-data-access: create, revoke and list API keys (invoke directly)', { timeout: Duration.seconds(30) }),
       // Migrations as the master user, then the application user's grants (deploy/aws/lib/app-database-user.ts).
       migrate: make('migrate', 'sdc-data-access: migrate the catalog and grant the application user (run at deploy)', {
@@ -146,13 +148,13 @@ export class SdcStack extends Stack {
         environment: { ...environment, [CATALOG_SECRET_VARIABLE]: secret.secretArn, [APP_SECRET_VARIABLE]: appSecret.secretArn },
       }),
     };
-    const { api, ingest, reconcile, keys, migrate } = this.functions;
+    const { api, ingest, reconcile, audit, keys, migrate } = this.functions;
     // Each function reads its database secret once per container: the four that serve the archive
     // the application user's, the migrate function the master's (to migrate) and the application
     // user's (to set its password).
-    for (const fn of [api, ingest, reconcile, keys, migrate]) appSecret.grantRead(fn);
+    for (const fn of [api, ingest, reconcile, audit, keys, migrate]) appSecret.grantRead(fn);
     secret.grantRead(migrate);
-    migrateAtDeploy(this, migrate, [database, proxy], [api, ingest, reconcile, keys]);
+    migrateAtDeploy(this, migrate, [database, proxy], [api, ingest, reconcile, audit, keys]);
 
     // ---- Least privilege: exactly the S3 actions docs/deploy.md lists ("IAM permissions"). Deletes
     // only under .staging/ (a promoted or refused upload) and .multipart/ (parts): never a stored file.
@@ -166,6 +168,9 @@ export class SdcStack extends Stack {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [objects] }));
       fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
     }
+    // The audit only reads (ListBucket so that S3 answers a missing object 404, not 403).
+    audit.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+    audit.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
     for (const fn of [ingest, reconcile]) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [staging] }));
     api.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [staging, parts] }));
     api.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListMultipartUploadParts'], resources: [parts] }));
@@ -176,6 +181,11 @@ export class SdcStack extends Stack {
       description: 'sdc reconcile: index objects whose event was lost, report records without objects',
       schedule: ScheduleExpression.expression(settings.reconcileSchedule),
       target: new LambdaInvoke(reconcile, { retryAttempts: 0 }),
+    });
+    new Schedule(this, 'AuditSchedule', {
+      description: 'sdc audit: re-read stored files, oldest verified first, for the time one run has (docs/deploy.md "Fixity audits")',
+      schedule: ScheduleExpression.expression(settings.auditSchedule),
+      target: new LambdaInvoke(audit, { retryAttempts: 0, input: ScheduleTargetInput.fromObject({ rateMBps: settings.auditRateMBps }) }),
     });
 
     // ---- The API: HTTP API, every path and method to the function (payload 2.0), optional custom domain.
@@ -215,10 +225,11 @@ export class SdcStack extends Stack {
     alarm('Api5xxAlarm', 'The API answered 5xx (the function failed, timed out, or could not reach its backends)', stage.metricServerError({ period: Duration.minutes(5) }));
     alarm('ApiErrorsAlarm', 'The API function threw (see its log group)', api.metricErrors({ period: Duration.minutes(5) }));
     alarm('IngestDeadLettersAlarm', 'Object-created events failed every retry: run the reconcile function, then look at the queue', deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }));
+    alarm('AuditErrorsAlarm', 'The fixity audit found a damaged or missing file, or could not run (its log group names them; docs/deploy.md "Fixity audits")', audit.metricErrors({ period: Duration.hours(1) }));
     alarm('ReconcileErrorsAlarm', 'The scheduled reconcile failed (see its log group)', reconcile.metricErrors({ period: Duration.hours(1) }));
     databaseAlarms(this, database, topic);
 
-    acknowledgeFindings(this, { vpc: settings.vpcId ? undefined : vpc, database, secret, appSecret, settings, reconcile });
+    acknowledgeFindings(this, { vpc: settings.vpcId ? undefined : vpc, database, secret, appSecret, settings, reconcile, audit });
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Where the mission client points (IMAP_DATA_ACCESS_URL or sdc --url)',
@@ -229,6 +240,7 @@ export class SdcStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
     new CfnOutput(this, 'KeysFunctionName', { description: 'Invoke with {"create":"<name>"} for an API key', value: this.functions.keys.functionName });
     new CfnOutput(this, 'ReconcileFunctionName', { value: reconcile.functionName });
+    new CfnOutput(this, 'AuditFunctionName', { value: audit.functionName });
     new CfnOutput(this, 'DatabaseSecretArn', { value: secret.secretArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
   }

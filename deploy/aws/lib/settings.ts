@@ -24,6 +24,9 @@ export interface DeploySettings {
   readonly logRetentionDays: number;
   /** EventBridge Scheduler expression of the reconcile run. */
   readonly reconcileSchedule: string;
+  /** EventBridge Scheduler expression of the fixity audit, and the rate it reads at, MB/s (docs/deploy.md "Fixity audits"). */
+  readonly auditSchedule: string;
+  readonly auditRateMBps: number;
   /** SDC_CORS_ORIGIN, SDC_REQUIRE_KEYS, SDC_READ_NEEDS_KEY, SDC_UPLOAD_TTL, SDC_DOWNLOAD_TTL as `sdc serve` reads them. */
   readonly corsOrigin?: string;
   readonly requireKeys: boolean;
@@ -48,6 +51,8 @@ export const DEFAULT_SETTINGS: DeploySettings = {
   deletionProtection: true,
   logRetentionDays: 90,
   reconcileSchedule: 'rate(1 hour)',
+  auditSchedule: 'rate(1 hour)',
+  auditRateMBps: 50,
   requireKeys: false,
   readNeedsKey: false,
   objectLockDays: 365,
@@ -112,6 +117,8 @@ export function settingsFromContext(get: (key: string) => unknown): DeploySettin
     deletionProtection: flag('deletionProtection', d.deletionProtection),
     logRetentionDays,
     reconcileSchedule: text('reconcileSchedule') ?? d.reconcileSchedule,
+    auditSchedule: text('auditSchedule') ?? d.auditSchedule,
+    auditRateMBps: whole('auditRateMBps', d.auditRateMBps)!,
     corsOrigin: text('corsOrigin'),
     requireKeys: flag('requireKeys', d.requireKeys),
     readNeedsKey: flag('readNeedsKey', d.readNeedsKey),

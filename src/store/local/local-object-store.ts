@@ -3,7 +3,7 @@ import { lstat, mkdir, open, opendir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { backendCall, backendFailure } from '../../errors/index.js';
-import { digestOf } from '../../wire/content-digest.js';
+import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
 import { StoreLinkError } from './local-store-errors.js';
@@ -130,13 +130,13 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   /** The bytes' size and SHA-256, with the uploader and ingestion date of the note beside them when it describes these bytes. */
-  digest(key: string): Promise<ObjectDigest> {
+  digest(key: string, pace?: ReadPace): Promise<ObjectDigest> {
     return backendCall(LOCAL_STORE, `read ${key}`, async () => {
       const through = this.linkOn(key);
       if (through !== undefined) throw new StoreLinkError(key, through);
       // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
       const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
-      const [digest, note] = await Promise.all([digestOf(handle.createReadStream()), readNote(this.root, key)]);
+      const [digest, note] = await Promise.all([digestOf(handle.createReadStream(), pace), readNote(this.root, key)]);
       if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
       return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
     });

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { backendFailure } from '../../errors/index.js';
-import { digestOf } from '../../wire/content-digest.js';
+import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { ingestionDateFrom, uploaderFrom, uploaderMetadata } from './s3-object-metadata.js';
@@ -107,10 +107,10 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async digest(key: string): Promise<ObjectDigest> {
+  async digest(key: string, pace?: ReadPace): Promise<ObjectDigest> {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
-      const { size, sha256 } = await digestOf(out.Body as Readable);
+      const { size, sha256 } = await digestOf(out.Body as Readable, pace);
       return { size, sha256, uploader: uploaderFrom(out.Metadata), ingestionDate: ingestionDateFrom(out.Metadata) };
     } catch (err) {
       throw backendFailure('S3 store', `GET ${key}`, err);
