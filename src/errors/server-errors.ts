@@ -43,6 +43,21 @@ export const OUT_OF_SPACE = declareError(
   (path: string) => `The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`,
 );
 
+// --- Checked transfers (docs/api.md, "Checked transfers") ---
+/** `?sha256=` on GET /upload is not 64 hexadecimal digits. */
+export const INVALID_DIGEST = declareError(
+  'SDC_INVALID_DIGEST',
+  400,
+  (given: string) => `sha256 must be the file's SHA-256 as 64 hexadecimal digits; got "${given}".`,
+);
+/** The bytes sent to an address bound to a SHA-256 are other bytes: nothing stored, the name stays free. */
+export const DIGEST_MISMATCH = declareError(
+  'SDC_DIGEST_MISMATCH',
+  400,
+  (path: string, declared: string, received: string) =>
+    `The bytes sent for ${path} do not match the SHA-256 declared for them: declared ${declared}, received ${received}. Nothing was stored; send the file again.`,
+);
+
 // --- Download (docs/api.md, The three endpoints; Error codes) ---
 export const NO_FILE_IN_PATH = declareError(
   'SDC_NO_FILE_IN_PATH',

@@ -92,8 +92,10 @@ export interface ObjectStore {
   /**
    * A signed address a client PUTs the bytes to, valid for `ttlSeconds`; `uploader`
    * (an API key's name) is bound into it so the record written at PUT time knows who asked.
+   * `sha256` (lowercase hex), when given, binds the address to those bytes: the store (or the
+   * promotion, on S3) refuses others (docs/api.md, "Checked transfers").
    */
-  presignPut(key: string, ttlSeconds: number, uploader?: string): string | Promise<string>;
+  presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): string | Promise<string>;
   /** A signed, followable address of the bytes, valid for `ttlSeconds` (at once when signed here, as the local store's). */
   presignGet(key: string, ttlSeconds: number): string | Promise<string>;
   /**
