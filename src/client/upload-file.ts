@@ -102,7 +102,8 @@ async function sendFile(
         // Content-Length is required by S3 (no chunked uploads to a presigned PUT).
         // If-None-Match: * makes the store refuse to replace an object (S3 conditional write;
         // required by an S3 store configured with conditionalPut=required, see docs/deploy.md).
-        headers: { 'content-length': String(size), 'if-none-match': '*' },
+        // x-amz-checksum-sha256 when an S3 address signed it in: the store then checks the bytes too.
+        headers: { 'content-length': String(size), 'if-none-match': '*', ...checksumHeader(address, sha256) },
         body: whole !== undefined ? metered(whole, options.onProgress) : meteredFile(localFile, size, options.onProgress),
       });
       if (res.statusCode >= 300) throw await answerError('transfer', res);
@@ -130,6 +131,14 @@ async function fileSize(file: string): Promise<number> {
  * docs/performance.md "Clients at scale"); progress then jumps from 0 to the whole file.
  */
 const READ_WHOLE_BYTES = 64 * 1024;
+
+/** The `x-amz-checksum-sha256` header an S3 upload address bound to a digest signs in (docs/api.md, "Checked transfers"). */
+function checksumHeader(address: string, sha256: string): Record<string, string> {
+  const signed = /[?&]X-Amz-SignedHeaders=([^&]*)/.exec(address)?.[1];
+  return signed !== undefined && decodeURIComponent(signed).split(';').includes('x-amz-checksum-sha256')
+    ? { 'x-amz-checksum-sha256': Buffer.from(sha256, 'hex').toString('base64') }
+    : {};
+}
 
 /** A small file's bytes, read once (READ_WHOLE_BYTES). */
 async function readWhole(file: string, size: number): Promise<Buffer> {

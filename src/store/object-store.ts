@@ -37,11 +37,14 @@ export interface StagedUpload {
  * the real key holds other bytes, which stay; this upload lost and was removed. `absent`:
  * no such staged object (promoted and removed already). `interrupted`: the writer's hold
  * on the name (its lease) was lost before the write was completed; nothing was written
- * under the real key and the staged object stays, for a later try.
+ * under the real key and the staged object stays, for a later try. `mismatch`: the bytes are
+ * not those the upload address was bound to (docs/api.md, "Checked transfers").
  */
 export type Promotion =
   | { readonly outcome: 'promoted'; readonly digest: ObjectDigest }
-  | { readonly outcome: 'duplicate' | 'refused' | 'absent' | 'interrupted' };
+  | { readonly outcome: 'duplicate' | 'refused' | 'absent' | 'interrupted' }
+  /** The staged bytes are not those its address was bound to: removed, nothing written under the real key. */
+  | { readonly outcome: 'mismatch'; readonly declared: string; readonly received: string };
 
 /**
  * The promoter's hold on a name while it writes it (the service's lease in the catalog): a

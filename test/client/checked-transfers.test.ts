@@ -14,7 +14,7 @@ describe('checked transfers through the SDK and the CLI', () => {
   let world: ClientWorld;
   let client: Client;
   let dataDir: string;
-  const tree = { [SMALL]: Buffer.from('small file'), [LARGE]: Buffer.alloc(200_000, 7), [CLI_FILE]: Buffer.from('sent by sdc upload') };
+  const tree: Record<string, Buffer> = { [SMALL]: Buffer.from('small file'), [LARGE]: Buffer.alloc(200_000, 7), [CLI_FILE]: Buffer.from('sent by sdc upload') };
 
   beforeAll(async () => {
     world = await startClientWorld();
