@@ -32,7 +32,7 @@ export interface DownloadResult {
   readonly status: 'downloaded' | 'present';
   /** Bytes already on disk from an interrupted run, not fetched again. */
   readonly resumedFrom: number;
-  /** The bytes matched the catalog's SHA-256. */
+  /** The bytes matched the catalog's SHA-256, or the store's Repr-Digest, or both (each that was given). */
   readonly verified: boolean;
 }
 

@@ -57,6 +57,12 @@ export const DIGEST_MISMATCH = declareError(
   (path: string, declared: string, received: string) =>
     `The bytes sent for ${path} do not match the SHA-256 declared for them: declared ${declared}, received ${received}. Nothing was stored; send the file again.`,
 );
+/** A store GET whose If-Match names another ETag than the file's (its SHA-256). */
+export const PRECONDITION_FAILED = declareError(
+  'SDC_PRECONDITION_FAILED',
+  412,
+  (etag: string) => `If-Match names another file: this one's ETag is ${etag} (its SHA-256).`,
+);
 
 // --- Download (docs/api.md, The three endpoints; Error codes) ---
 export const NO_FILE_IN_PATH = declareError(

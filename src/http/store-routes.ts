@@ -2,7 +2,7 @@ import send from '@fastify/send';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { FileRecord } from '../catalog/index.js';
-import { ALREADY_EXISTS, DIGEST_MISMATCH, FILE_NOT_FOUND, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
+import { ALREADY_EXISTS, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
 import { ingest, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
@@ -29,7 +29,7 @@ export function reprDigest(hex: string): string {
   return `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`;
 }
 
-/** True when an If-None-Match list names `etag` (compared weakly, as RFC 9110 says) or is `*`. */
+/** True when an If-None-Match (or If-Match) list names `etag` (compared weakly) or is `*`. */
 function noneMatchHits(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
@@ -199,6 +199,12 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const headersIn = request.raw.headers;
       const etag = record ? `"${record.sha256}"` : undefined;
       if (etag !== undefined) {
+        const ifMatch = headersIn['if-match'];
+        if (typeof ifMatch === 'string') {
+          // Decided here: send would compare it with an ETag of its own, which it no longer makes.
+          if (!noneMatchHits(ifMatch, etag) || ifMatch.trim().startsWith('W/')) return sendError(reply, PRECONDITION_FAILED.create(etag));
+          delete headersIn['if-match'];
+        }
         const noneMatch = headersIn['if-none-match'];
         if (typeof noneMatch === 'string') {
           if (noneMatchHits(noneMatch, etag)) return reply.code(304).header('ETag', etag).header('Repr-Digest', reprDigest(record!.sha256)).send();

@@ -86,5 +86,9 @@ describe('checked transfers on the local store', () => {
     expect(part.headers.get('repr-digest')).toBe(`sha-256=:${b64(bytes)}:`);
     const stale = await fetch(signed, { headers: { range: 'bytes=4-', 'if-range': '"other"' } });
     expect([stale.status, await stale.text()]).toEqual([200, bytes]);
+    const matching = await fetch(signed, { headers: { 'if-match': etag } });
+    expect([matching.status, await matching.text()]).toEqual([200, bytes]);
+    const other = await fetch(signed, { headers: { 'if-match': '"other"' } });
+    expect([other.status, other.headers.get('x-error-code')]).toEqual([412, 'SDC_PRECONDITION_FAILED']);
   });
 });
