@@ -109,8 +109,8 @@ export interface StoredPart {
 }
 
 /** POST /uploads/{path}?size=: opens an upload in parts; undefined when the service offers none. */
-export async function startMultipart(ctx: ClientContext, requestPath: string, size: number): Promise<OpenMultipart | undefined> {
-  const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(requestPath)}?size=${size}`);
+export async function startMultipart(ctx: ClientContext, requestPath: string, size: number, sha256?: string): Promise<OpenMultipart | undefined> {
+  const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(requestPath)}?size=${size}${sha256 === undefined ? '' : `&sha256=${sha256}`}`);
   // A service without uploads in parts (an older one, or a store without them).
   if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 501) {
     await discard(res);

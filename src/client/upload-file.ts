@@ -72,18 +72,19 @@ async function sendFile(
   size: number,
   options: UploadOptions,
 ): Promise<UploadResult> {
+  // Hashed first, and declared: the store refuses other bytes (docs/client.md, "Checked transfers").
+  // A small file is read once, for its digest and its PUT (and its retries) alike.
+  const whole = size <= READ_WHOLE_BYTES ? await readWhole(localFile, size) : undefined;
+  const sha256 = whole !== undefined ? createHash('sha256').update(whole).digest('hex') : await sha256File(localFile);
   if (size > 0 && size >= (options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD)) {
     const result = await uploadInParts(ctx, localFile, target.requestPath, () => storedCopyMatches(ctx, target.storedPath, localFile), {
       onProgress: options.onProgress,
       concurrency: options.partConcurrency,
       onResume: options.onResume,
+      sha256,
     });
     if (result) return { path: result.path, size, status: 'uploaded' };
   }
-  // Hashed first, and declared: the store refuses other bytes (docs/client.md, "Checked transfers").
-  // A small file is read once, for its digest and its PUT (and its retries) alike.
-  const whole = size <= READ_WHOLE_BYTES ? await readWhole(localFile, size) : undefined;
-  const sha256 = whole !== undefined ? createHash('sha256').update(whole).digest('hex') : await sha256File(localFile);
   let putSent = false;
   await withRetry(
     ctx.retry,

@@ -160,7 +160,9 @@ export type MultipartCompletion =
       readonly assembled?: StagedUpload;
     }
   | { readonly outcome: 'exists' }
-  | { readonly outcome: 'interrupted' };
+  | { readonly outcome: 'interrupted' }
+  /** The joined bytes are not those declared at `create`: nothing written under the key (docs/api.md, "Checked transfers"). */
+  | { readonly outcome: 'mismatch'; readonly declared: string; readonly received: string };
 
 /**
  * Uploads in parts (the S3 multipart model): `create` opens an upload for a key, each part
@@ -176,7 +178,8 @@ export interface MultipartUploads {
   readonly maxParts: number;
   /** Largest file one upload in parts may store. */
   readonly maxSize: number;
-  create(key: string, uploader?: string): Promise<string>;
+  /** `sha256`: the digest declared for the joined bytes; completion refuses others (`mismatch`). */
+  create(key: string, uploader?: string, sha256?: string): Promise<string>;
   /**
    * NoSuchUploadError unless the upload is open for `key` and was opened by `uploader` (an API
    * key's name; none without keys, when the unguessable id is the opener's secret). The service

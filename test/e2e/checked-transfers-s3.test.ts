@@ -50,4 +50,30 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(PRODUCTION_BACKENDS_LABEL, () => {
     expect(records.map((r) => [r.file_path, r.sha256])).toEqual([[PATH, hex(right)]]);
     expect(await objects()).toEqual([PATH]);
   });
+
+  it('an upload in parts declared at opening: the joined object carries the digest; other bytes are never promoted', async () => {
+    const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+    const right = 'right bytes, in one part';
+    const open = async () => {
+      const res = await fetch(`${server.url}/uploads/${path}?sha256=${hex(right)}`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { uploadId: string }).uploadId;
+    };
+    const send = async (uploadId: string, body: string) => {
+      const url = ((await (await fetch(`${server.url}/uploads/${path}?uploadId=${uploadId}&parts=1`)).json()) as { parts: { url: string }[] }).parts[0]!.url;
+      const etag = (await fetch(url, { method: 'PUT', body })).headers.get('etag')!;
+      return fetch(`${server.url}/uploads/${path}?uploadId=${uploadId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ parts: [{ partNumber: 1, etag }] }),
+      });
+    };
+    const wrong = await send(await open(), 'wrong bytes');
+    expect([wrong.status, wrong.headers.get('x-error-code')]).toEqual([400, 'SDC_DIGEST_MISMATCH']);
+    expect(await wrong.text()).toContain(hex('wrong bytes'));
+    expect((await objects()).filter((k) => k?.includes('imap_swe'))).toEqual([]);
+    const ok = await send(await open(), right);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { sha256: string }).sha256).toBe(hex(right));
+  });
 });

@@ -60,6 +60,35 @@ describe('checked transfers on the local store', () => {
     expect(ok.headers.get('etag')).toBe(`"${hex(right)}"`);
   });
 
+  it('an upload in parts declared at opening: completion refuses other bytes (400 naming both), the name stays free', async () => {
+    const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
+    const right = 'right bytes, in one part';
+    const opened = await fetch(`${server.url}/uploads/${path}?sha256=${hex(right)}`, { method: 'POST' });
+    expect(opened.status).toBe(200);
+    const { uploadId } = (await opened.json()) as { uploadId: string };
+    const partUrl = async () =>
+      ((await (await fetch(`${server.url}/uploads/${path}?uploadId=${uploadId}&parts=1`)).json()) as { parts: { url: string }[] }).parts[0]!.url;
+    const complete = async (body: string) => {
+      const put = await fetch(await partUrl(), { method: 'PUT', body });
+      const etag = put.headers.get('etag')!;
+      return fetch(`${server.url}/uploads/${path}?uploadId=${uploadId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ parts: [{ partNumber: 1, etag }] }),
+      });
+    };
+    const wrong = await complete('wrong bytes');
+    expect([wrong.status, wrong.headers.get('x-error-code')]).toEqual([400, 'SDC_DIGEST_MISMATCH']);
+    const text = await wrong.text();
+    expect(text).toContain(hex(right));
+    expect(text).toContain(hex('wrong bytes'));
+    expect((await fetch(`${server.url}/query?file_path=${path}`).then((r) => r.json())) as unknown[]).toEqual([]);
+    const ok = await complete(right);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { sha256: string }).sha256).toBe(hex(right));
+    expect((await fetch(`${server.url}/uploads/${path}?sha256=nothex`, { method: 'POST' })).status).toBe(400);
+  });
+
   it('answers Repr-Digest and the SHA-256 as ETag on GET and HEAD; If-None-Match 304; If-Range honoured only when it matches', async () => {
     const path = 'imap/hit/l0/2024/02/imap_hit_l0_raw_20240229_20240229_v00-02.pkts';
     const bytes = '0123456789';
