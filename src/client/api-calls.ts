@@ -11,8 +11,9 @@ import { answerError, discard, encodePath, readMessage } from './http-transport.
  */
 
 /** GET /upload/{path}: the signed PUT address (a JSON string). */
-export async function requestUploadAddress(ctx: ClientContext, requestPath: string): Promise<string> {
-  const res = await ctx.transport.api(`/upload/${encodePath(requestPath)}`);
+export async function requestUploadAddress(ctx: ClientContext, requestPath: string, sha256?: string): Promise<string> {
+  // The declared digest binds the address to these bytes (docs/api.md, "Checked transfers").
+  const res = await ctx.transport.api(`/upload/${encodePath(requestPath)}${sha256 === undefined ? '' : `?sha256=${sha256}`}`);
   if (res.statusCode !== 200) throw await answerError('upload', res);
   const text = await res.body.text();
   return signedAddress(parseJson(text), text, 'upload');
@@ -108,8 +109,8 @@ export interface StoredPart {
 }
 
 /** POST /uploads/{path}?size=: opens an upload in parts; undefined when the service offers none. */
-export async function startMultipart(ctx: ClientContext, requestPath: string, size: number): Promise<OpenMultipart | undefined> {
-  const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(requestPath)}?size=${size}`);
+export async function startMultipart(ctx: ClientContext, requestPath: string, size: number, sha256?: string): Promise<OpenMultipart | undefined> {
+  const res = await ctx.transport.apiCall('POST', `/uploads/${encodePath(requestPath)}?size=${size}${sha256 === undefined ? '' : `&sha256=${sha256}`}`);
   // A service without uploads in parts (an older one, or a store without them).
   if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 501) {
     await discard(res);

@@ -32,7 +32,7 @@ export interface DownloadResult {
   readonly status: 'downloaded' | 'present';
   /** Bytes already on disk from an interrupted run, not fetched again. */
   readonly resumedFrom: number;
-  /** The bytes matched the catalog's SHA-256. */
+  /** The bytes matched the catalog's SHA-256, or the store's Repr-Digest, or both (each that was given). */
   readonly verified: boolean;
 }
 
@@ -42,7 +42,8 @@ export const PARTIAL_SUFFIX = '.part';
 /**
  * Downloads one file into the local mirror: skips an identical copy, writes to
  * `<file>.part` and renames when complete, resumes a `.part` with a Range request
- * (also between retries of one run), and checks size and SHA-256 against the catalog.
+ * (also between retries of one run), and checks size and SHA-256 against the catalog and
+ * against the store's Repr-Digest when it answers one (docs/client.md, "Checked transfers").
  * Stored files never change, so a resumed prefix is checked by the final hash alone;
  * if that fails the file is fetched once more from the start, then given up on.
  */
@@ -66,11 +67,11 @@ export async function downloadFile(ctx: ClientContext, pathOrName: string, optio
       known = undefined;
       return fetchInto(ctx, path, part, record?.size, options.onProgress, offset);
     };
-    const written = await withRetry(ctx.retry, attempt, ctx.onRetry);
-    const problem = await integrityProblem(part, record, written);
+    const fetched = await withRetry(ctx.retry, attempt, ctx.onRetry);
+    const problem = await integrityProblem(part, record, fetched);
     if (problem === undefined) {
       await rename(part, localPath);
-      return { path, localPath, status: 'downloaded', resumedFrom, verified: record?.sha256 !== undefined };
+      return { path, localPath, status: 'downloaded', resumedFrom, verified: record?.sha256 !== undefined || fetched?.announced !== undefined };
     }
     if (fresh) {
       await rm(part, { force: true });
@@ -98,6 +99,21 @@ interface Written {
   readonly sha256: string;
 }
 
+/** What one attempt learnt: the whole file's digest when it wrote it whole; the store's own digest when it said one. */
+interface Fetched {
+  readonly written?: Written;
+  /** Hex SHA-256 of the store's `Repr-Digest` (RFC 9530; the local store's GET answers it). */
+  readonly announced?: string;
+}
+
+/** The SHA-256 (hex) a `Repr-Digest` header announces, when it names one. */
+export function announcedSha256(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  const m = value === undefined ? null : /(?:^|,)\s*sha-256\s*=\s*:([A-Za-z0-9+/]+=*):/i.exec(value);
+  const bytes = m ? Buffer.from(m[1]!, 'base64') : undefined;
+  return bytes?.length === 32 ? bytes.toString('hex') : undefined;
+}
+
 /**
  * One attempt: from the end of the partial file (if any) to the end of the object. A file
  * written whole is hashed as its bytes go by (its digest answered), so that checking it does
@@ -110,7 +126,7 @@ async function fetchInto(
   size: number | undefined,
   onProgress: ProgressListener | undefined,
   knownOffset: number | undefined,
-): Promise<Written | undefined> {
+): Promise<Fetched | undefined> {
   let offset = knownOffset ?? (await fileSizeOrZero(part));
   if (size !== undefined && offset > size) offset = await truncate(part);
   if (size !== undefined && offset === size && offset > 0) return undefined;
@@ -124,6 +140,8 @@ async function fetchInto(
   }
   if (res.statusCode === 200) offset = 0;
   else if (res.statusCode !== 206) throw await answerError('transfer', res);
+  // The representation's digest: the whole file's, on a 206 as on a 200.
+  const announced = announcedSha256(res.headers['repr-digest']);
   const total = size ?? contentTotal(res.headers, offset);
   let done = offset;
   onProgress?.(done, total);
@@ -144,7 +162,7 @@ async function fetchInto(
     if (cut) throw new NetworkError(`${path}: transfer cut off after ${done} bytes (${(cut as NodeJS.ErrnoException).code ?? cut.message})`, undefined, { cause: cut });
     throw new LocalFileError(`cannot write ${part}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, undefined, { cause: err });
   }
-  return digest && { size: done, sha256: digest.digest('hex') };
+  return { written: digest && { size: done, sha256: digest.digest('hex') }, announced };
 }
 
 /** Whether the local file is the catalog's file: same size, then same SHA-256. */
@@ -155,14 +173,20 @@ async function matches(localPath: string, record: ArchiveRecord | undefined): Pr
   return size >= 0 && (await sha256File(localPath)) === record.sha256;
 }
 
-/** What is wrong with the file against its record; `written` is what the fetch wrote, when it wrote the whole file. */
-async function integrityProblem(file: string, record: ArchiveRecord | undefined, written: Written | undefined): Promise<string | undefined> {
-  if (record === undefined) return undefined;
+/**
+ * What is wrong with the file against its record and the digest the store announced
+ * (Repr-Digest); `fetched.written` is what the fetch wrote, when it wrote the whole file.
+ */
+async function integrityProblem(file: string, record: ArchiveRecord | undefined, fetched: Fetched | undefined): Promise<string | undefined> {
+  const written = fetched?.written;
+  const announced = fetched?.announced;
+  if (record === undefined && announced === undefined) return undefined;
   const size = written?.size ?? (await fileSizeOrZero(file));
-  if (record.size !== undefined && size !== record.size) return `got ${size} bytes, the catalog says ${record.size}`;
-  if (record.sha256 === undefined) return undefined;
+  if (record?.size !== undefined && size !== record.size) return `got ${size} bytes, the catalog says ${record.size}`;
+  if (record?.sha256 === undefined && announced === undefined) return undefined;
   const sha256 = written?.sha256 ?? (await sha256File(file));
-  return sha256 === record.sha256 ? undefined : `SHA-256 ${sha256} differs from the catalog's ${record.sha256}`;
+  if (announced !== undefined && sha256 !== announced) return `SHA-256 ${sha256} differs from the store's Repr-Digest ${announced}`;
+  return record?.sha256 === undefined || sha256 === record.sha256 ? undefined : `SHA-256 ${sha256} differs from the catalog's ${record.sha256}`;
 }
 
 async function fileSizeOrZero(file: string, missing = 0): Promise<number> {

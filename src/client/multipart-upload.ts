@@ -24,6 +24,8 @@ export interface MultipartOptions {
   readonly signal?: AbortSignal;
   /** Told when an interrupted upload is taken up again: parts already stored, of all. */
   readonly onResume?: (partsStored: number, parts: number) => void;
+  /** The file's SHA-256, declared at opening: completion refuses other bytes (docs/client.md, "Checked transfers"). */
+  readonly sha256?: string;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function uploadInParts(
     }
   }
   if (!state) {
-    const open: OpenMultipart | undefined = await withRetry(ctx.retry, () => startMultipart(ctx, requestPath, size), ctx.onRetry);
+    const open: OpenMultipart | undefined = await withRetry(ctx.retry, () => startMultipart(ctx, requestPath, size, options.sha256), ctx.onRetry);
     if (open === undefined) return undefined;
     if (Math.ceil(size / open.partSize) > open.maxParts) throw new BadResponseError(`the part size ${open.partSize} is too small for ${size} bytes`);
     state = { requestPath, path: open.path, size, mtimeMs: info.mtimeMs, uploadId: open.uploadId, partSize: open.partSize };

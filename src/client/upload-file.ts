@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { pipeline, Transform, type Readable } from 'node:stream';
@@ -71,11 +72,16 @@ async function sendFile(
   size: number,
   options: UploadOptions,
 ): Promise<UploadResult> {
+  // Hashed first, and declared: the store refuses other bytes (docs/client.md, "Checked transfers").
+  // A small file is read once, for its digest and its PUT (and its retries) alike.
+  const whole = size <= READ_WHOLE_BYTES ? await readWhole(localFile, size) : undefined;
+  const sha256 = whole !== undefined ? createHash('sha256').update(whole).digest('hex') : await sha256File(localFile);
   if (size > 0 && size >= (options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD)) {
     const result = await uploadInParts(ctx, localFile, target.requestPath, () => storedCopyMatches(ctx, target.storedPath, localFile), {
       onProgress: options.onProgress,
       concurrency: options.partConcurrency,
       onResume: options.onResume,
+      sha256,
     });
     if (result) return { path: result.path, size, status: 'uploaded' };
   }
@@ -85,7 +91,7 @@ async function sendFile(
     async () => {
       let address: string;
       try {
-        address = await requestUploadAddress(ctx, target.requestPath);
+        address = await requestUploadAddress(ctx, target.requestPath, sha256);
       } catch (err) {
         if (err instanceof ConflictError && putSent && (await storedCopyMatches(ctx, target.storedPath, localFile))) return;
         throw err;
@@ -97,8 +103,9 @@ async function sendFile(
         // Content-Length is required by S3 (no chunked uploads to a presigned PUT).
         // If-None-Match: * makes the store refuse to replace an object (S3 conditional write;
         // required by an S3 store configured with conditionalPut=required, see docs/deploy.md).
-        headers: { 'content-length': String(size), 'if-none-match': '*' },
-        body: await meteredFile(localFile, size, options.onProgress),
+        // x-amz-checksum-sha256 when an S3 address signed it in: the store then checks the bytes too.
+        headers: { 'content-length': String(size), 'if-none-match': '*', ...checksumHeader(address, sha256) },
+        body: whole !== undefined ? metered(whole, options.onProgress) : meteredFile(localFile, size, options.onProgress),
       });
       if (res.statusCode >= 300) throw await answerError('transfer', res);
       await discard(res);
@@ -126,15 +133,34 @@ async function fileSize(file: string): Promise<number> {
  */
 const READ_WHOLE_BYTES = 64 * 1024;
 
-/** The file's bytes, reporting progress as they go out. */
-async function meteredFile(file: string, size: number, onProgress: ProgressListener | undefined): Promise<Readable | Buffer> {
+/** The `x-amz-checksum-sha256` header an S3 upload address bound to a digest signs in (docs/api.md, "Checked transfers"). */
+function checksumHeader(address: string, sha256: string): Record<string, string> {
+  const signed = /[?&]X-Amz-SignedHeaders=([^&]*)/.exec(address)?.[1];
+  return signed !== undefined && decodeURIComponent(signed).split(';').includes('x-amz-checksum-sha256')
+    ? { 'x-amz-checksum-sha256': Buffer.from(sha256, 'hex').toString('base64') }
+    : {};
+}
+
+/** A small file's bytes, read once (READ_WHOLE_BYTES). */
+async function readWhole(file: string, size: number): Promise<Buffer> {
+  const bytes = await readFile(file);
+  if (bytes.length !== size) throw new LocalFileError(`${file} changed while it was being uploaded (${size} bytes, now ${bytes.length}); upload it again.`);
+  return bytes;
+}
+
+/** Bytes read whole, sent as one buffer: progress jumps from 0 to the whole. */
+function metered(bytes: Buffer, onProgress: ProgressListener | undefined): Buffer {
+  onProgress?.(0, bytes.length);
+  onProgress?.(bytes.length, bytes.length);
+  return bytes;
+}
+
+/**
+ * A larger file's bytes, streamed, reporting progress as they go out. Bytes that changed since
+ * they were hashed are refused by the store (the address is bound to the digest).
+ */
+function meteredFile(file: string, size: number, onProgress: ProgressListener | undefined): Readable {
   onProgress?.(0, size);
-  if (size <= READ_WHOLE_BYTES) {
-    const bytes = await readFile(file);
-    if (bytes.length !== size) throw new LocalFileError(`${file} changed while it was being uploaded (${size} bytes, now ${bytes.length}); upload it again.`);
-    onProgress?.(size, size);
-    return bytes;
-  }
   let sent = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {

@@ -52,6 +52,27 @@ export const FIXITY_FAILED = declareError(
     'The operators must restore it from a copy; it is served again once an audit finds it whole. Nothing is wrong with the request.',
 );
 
+// --- Checked transfers (docs/api.md, "Checked transfers") ---
+/** `?sha256=` on GET /upload is not 64 hexadecimal digits. */
+export const INVALID_DIGEST = declareError(
+  'SDC_INVALID_DIGEST',
+  400,
+  (given: string) => `sha256 must be the file's SHA-256 as 64 hexadecimal digits; got "${given}".`,
+);
+/** The bytes sent to an address bound to a SHA-256 are other bytes: nothing stored, the name stays free. */
+export const DIGEST_MISMATCH = declareError(
+  'SDC_DIGEST_MISMATCH',
+  400,
+  (path: string, declared: string, received: string) =>
+    `The bytes sent for ${path} do not match the SHA-256 declared for them: declared ${declared}, received ${received}. Nothing was stored; send the file again.`,
+);
+/** A store GET whose If-Match names another ETag than the file's (its SHA-256). */
+export const PRECONDITION_FAILED = declareError(
+  'SDC_PRECONDITION_FAILED',
+  412,
+  (etag: string) => `If-Match names another file: this one's ETag is ${etag} (its SHA-256).`,
+);
+
 // --- Download (docs/api.md, The three endpoints; Error codes) ---
 export const NO_FILE_IN_PATH = declareError(
   'SDC_NO_FILE_IN_PATH',

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { download, query, upload, type ServiceContext } from '../service/index.js';
 import { downloadSchema, uploadSchema } from './api-schemas.js';
 import { querySchema } from './query-schemas.js';
-import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-route.js';
+import { envelopeRoute, pathParam, queryInfo, queryPairs, sha256Param } from './envelope-route.js';
 
 export { queryPairs } from './envelope-route.js';
 
@@ -13,7 +13,7 @@ export { queryPairs } from './envelope-route.js';
  */
 export function apiRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
-    const uploadRoute = envelopeRoute(ctx, (c, request) => upload(c, pathParam(request), request.apiKeyName));
+    const uploadRoute = envelopeRoute(ctx, (c, request) => upload(c, pathParam(request), request.apiKeyName, sha256Param(request)));
     const downloadRoute = envelopeRoute(ctx, (c, request) => download(c, pathParam(request)));
     // Who may call each route (route-access.ts); the schemas' 400s come from the operations.
     const uploadOptions = { attachValidation: true, config: { access: 'upload' } } as const;

@@ -64,6 +64,21 @@ function pathParams(description: string, example: string) {
   return { type: 'object', properties: { '*': { type: 'string', description: description + slashes, examples: [example] } } } as const;
 }
 
+/** GET /upload's one parameter (docs/api.md, "Checked transfers"). */
+const uploadQuery = {
+  type: 'object',
+  properties: {
+    sha256: {
+      type: 'string',
+      pattern: '^[0-9a-fA-F]{64}$',
+      description:
+        "The file's SHA-256 (64 hexadecimal digits). The address is then bound to those bytes: other bytes are refused " +
+        '(400, SDC_DIGEST_MISMATCH, on the local store; on S3 the upload is never promoted) and the name stays free. `sdc upload` always sends it.',
+      examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'],
+    },
+  },
+} as const;
+
 export function uploadSchema(mission: MissionConfig, form: 'current' | 'earlier') {
   const path = exampleStoredPath(mission);
   const refusal = namingMessage('instrument', mission);
@@ -75,10 +90,11 @@ export function uploadSchema(mission: MissionConfig, form: 'current' | 'earlier'
       `The file name must follow ${FILE_NAME_FORM}. PUT the bytes to the returned address within its lifetime ` +
       '(SDC_UPLOAD_TTL); the file becomes queryable once stored. A file that is already stored is refused (409).',
     params: pathParams(`Stored path of the file (${path}), or its bare file name.`, path),
+    ...(form === 'current' ? { querystring: uploadQuery } : {}),
     response: {
       200: jsonString('The signed PUT address.', `https://data.example.org/store/${path}?expires=1767225600&signature=...`),
       400: form === 'current'
-          ? text('The name breaks a naming rule (docs/api.md, File names and stored paths); the text says which.', refusal)
+          ? text('The name breaks a naming rule (docs/api.md, File names and stored paths), or sha256 is not 64 hexadecimal digits; the text says which.', refusal)
           : text('No pre-signed address: the name breaks a naming rule; the text says which.', messages.presignRefused(refusal)),
       409: text('The file is already stored.', messages.alreadyExists(path)),
       ...keyResponses(mission),

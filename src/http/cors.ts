@@ -23,7 +23,7 @@ export async function registerCors(app: FastifyInstance, origin: CorsOrigin): Pr
   await app.register(cors, {
     origin: origin === '*' ? '*' : [...origin],
     methods: ['GET', 'HEAD', 'PUT'],
-    exposedHeaders: [REQUEST_ID_HEADER, ERROR_CODE_HEADER, 'Location', 'Content-Disposition', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag'],
+    exposedHeaders: [REQUEST_ID_HEADER, ERROR_CODE_HEADER, 'Location', 'Content-Disposition', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag', 'Repr-Digest'],
     maxAge: 600,
     preflightContinue: true,
   });

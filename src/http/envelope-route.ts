@@ -8,6 +8,12 @@ export function pathParam(request: FastifyRequest): string {
   return (request.params as Record<string, string | undefined>)['*'] ?? '';
 }
 
+/** `?sha256=` of an upload request, when sent (its spelling is checked by the operation). */
+export function sha256Param(request: FastifyRequest): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.sha256;
+  return typeof value === 'string' ? value : Array.isArray(value) ? String(value[0]) : undefined;
+}
+
 /** The query string as (name, value) pairs in the order sent, repeats kept. */
 export function queryPairs(url: string): [string, string][] {
   const q = url.indexOf('?');

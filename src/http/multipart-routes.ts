@@ -8,6 +8,8 @@ interface MultipartQuery {
   uploadId?: string;
   parts?: string;
   size?: string;
+  /** At opening: the whole file's declared SHA-256 (docs/api.md, "Checked transfers"). */
+  sha256?: string;
 }
 
 const uploadIdMissing = () => failure(INVALID_MULTIPART_REQUEST.create('uploadId: the id POST /uploads/{path} answered.'));
@@ -26,10 +28,10 @@ export function multipartRoutes(ctx: ServiceContext) {
       '/uploads/*',
       options,
       envelopeRoute(ctx, (c, request) => {
-        const { uploadId, size } = query(request);
+        const { uploadId, size, sha256 } = query(request);
         if (uploadId !== undefined) return completeMultipart(c, pathParam(request), uploadId, request.body, request.apiKeyName);
         if (size !== undefined && !/^\d{1,16}$/.test(size)) return failure(INVALID_MULTIPART_REQUEST.create("size: the file's size in bytes."));
-        return startMultipart(c, pathParam(request), request.apiKeyName, size === undefined ? undefined : Number(size));
+        return startMultipart(c, pathParam(request), request.apiKeyName, size === undefined ? undefined : Number(size), sha256);
       }),
     );
     app.get(

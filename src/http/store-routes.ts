@@ -1,7 +1,8 @@
 import send from '@fastify/send';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { ALREADY_EXISTS, FILE_NOT_FOUND, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
+import type { FileRecord } from '../catalog/index.js';
+import { ALREADY_EXISTS, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
 import { ingest, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
@@ -16,19 +17,22 @@ interface StoreQuery {
   signature?: string;
   /** Name of the API key that asked for the upload address (signed with it). */
   uploader?: string;
+  /** The SHA-256 a PUT address is bound to (docs/api.md, "Checked transfers"); signed with it. */
+  sha256?: string;
   /** With `partNumber`: a part of a multipart upload (signed as such). */
   uploadId?: string;
   partNumber?: string;
 }
 
-/**
- * The ETag of a stored file, strong: @fastify/send makes a weak one of size and mtime, but a
- * stored file is written once under a temporary name, renamed into place and never replaced
- * (docs/reliability.md), so its size and mtime name its bytes exactly. Caches and resumed
- * downloads (If-Range) may then rely on it byte for byte.
- */
-function strongEtag(etag: string): string {
-  return etag.startsWith('W/') ? etag.slice(2) : etag;
+/** RFC 9530's Repr-Digest of bytes whose SHA-256 is `hex`. */
+export function reprDigest(hex: string): string {
+  return `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`;
+}
+
+/** True when an If-None-Match (or If-Match) list names `etag` (compared weakly) or is `*`. */
+function noneMatchHits(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** Each request's signature verdict, decided once (a request is never checked twice: HMACs cost). */
@@ -44,11 +48,12 @@ function signatureVerdict(signer: UrlSigner, request: FastifyRequest): Signature
   let verdict = verdicts.get(request);
   if (verdict !== undefined) return verdict;
   const key = (request.params as Record<string, string> | undefined)?.['*'] ?? '';
-  const { expires, signature, uploader, uploadId, partNumber = '' } = (request.query ?? {}) as StoreQuery;
+  const { expires, signature, uploader, sha256, uploadId, partNumber = '' } = (request.query ?? {}) as StoreQuery;
   if (request.method === 'PUT' && uploadId !== undefined) {
     verdict = /^\d{1,5}$/.test(partNumber) ? signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature) : 'invalid';
   } else {
-    verdict = signer.check(request.method === 'PUT' ? 'PUT' : 'GET', key, expires, signature, { uploader });
+    const put = request.method === 'PUT';
+    verdict = signer.check(put ? 'PUT' : 'GET', key, expires, signature, { uploader, sha256: put ? sha256 : undefined });
   }
   verdicts.set(request, verdict);
   return verdict;
@@ -140,13 +145,17 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const key = authorize(request, reply);
       if (key === undefined) return reply;
       const body = (request.body as Readable | undefined) ?? request.raw;
-      const uploader = (request.query as StoreQuery).uploader;
-      const result = await store.write(key, body, uploader).catch((err: unknown) => {
+      const { uploader, sha256: declared } = request.query as StoreQuery;
+      const result = await store.write(key, body, uploader, declared).catch((err: unknown) => {
         // The temporary file is gone already (the store's write removes it on any failure).
         throw isOutOfSpace(err) ? new OutOfSpaceError(key, err) : err;
       });
       if (result.status === 'exists') {
         return refuse(request, reply, ALREADY_EXISTS.create(key));
+      }
+      if (result.status === 'mismatch') {
+        // Nothing stored: the name stays free for the right bytes (docs/api.md, "Checked transfers").
+        return refuse(request, reply, DIGEST_MISMATCH.create(key, declared ?? '', result.sha256));
       }
       if (result.status === 'same') {
         // Its own bytes, stored by an earlier try of this address whose answer was lost: the
@@ -172,9 +181,44 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         request.log.warn({ file_path: key }, 'download refused: the store holds a symbolic link on its path');
         return sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)));
       }
-      // @fastify/send compares If-Range with its own (weak) form of the ETag: see strongEtag.
-      const ifRange = request.raw.headers['if-range'];
-      if (typeof ifRange === 'string' && ifRange.startsWith('"')) request.raw.headers['if-range'] = `W/${ifRange}`;
+      // The record gives the digest headers (never re-hashed), and is what a check of the
+      // file's standing (withdrawn, failed fixity) would look at before serving.
+      const found = ctx.catalog.get(key);
+      const record = found instanceof Promise ? await found : found;
+      return serveStored(request, reply, key, record);
+    });
+
+    /**
+     * The stored bytes with Range and Last-Modified (@fastify/send), and, when the file has a
+     * record, `Repr-Digest` (RFC 9530) and a strong ETag that is its SHA-256, with
+     * If-None-Match and If-Range decided here against it. Without a record (a crash between
+     * the store's write and the catalog's, until reconcile indexes it) the bytes are served
+     * without those headers: nothing true could be said of them without reading them.
+     */
+    const serveStored = async (request: FastifyRequest, reply: FastifyReply, key: string, record: FileRecord | undefined): Promise<FastifyReply> => {
+      const headersIn = request.raw.headers;
+      const etag = record ? `"${record.sha256}"` : undefined;
+      if (etag !== undefined) {
+        const ifMatch = headersIn['if-match'];
+        if (typeof ifMatch === 'string') {
+          // Decided here: send would compare it with an ETag of its own, which it no longer makes.
+          if (!noneMatchHits(ifMatch, etag) || ifMatch.trim().startsWith('W/')) return sendError(reply, PRECONDITION_FAILED.create(etag));
+          delete headersIn['if-match'];
+        }
+        const noneMatch = headersIn['if-none-match'];
+        if (typeof noneMatch === 'string') {
+          if (noneMatchHits(noneMatch, etag)) return reply.code(304).header('ETag', etag).header('Repr-Digest', reprDigest(record!.sha256)).send();
+          // RFC 9110: If-Modified-Since is ignored when If-None-Match is sent.
+          delete headersIn['if-none-match'];
+          delete headersIn['if-modified-since'];
+        }
+        const ifRange = headersIn['if-range'];
+        if (typeof ifRange === 'string' && ifRange.includes('"')) {
+          // An entity tag: the Range holds only for these very bytes (strong comparison), else the whole file.
+          if (ifRange.trim() !== etag) delete headersIn.range;
+          delete headersIn['if-range'];
+        }
+      }
       const result = await send(request.raw, encodeURI(key), {
         root: store.root,
         dotfiles: 'deny',
@@ -182,7 +226,8 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         acceptRanges: true,
         // 256 KiB reads: fewer, larger chunks than the 64 KiB default, still small per download.
         highWaterMark: 256 * 1024,
-        etag: true,
+        // Ours (the SHA-256) instead of one made of size and mtime.
+        etag: false,
         lastModified: true,
       });
       if (result.type === 'error') {
@@ -194,13 +239,16 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       }
       const fileName = key.slice(key.lastIndexOf('/') + 1);
       const headers = result.headers as Record<string, string>;
-      if (headers.ETag) headers.ETag = strongEtag(headers.ETag);
       if (headers['Content-Type']) headers['Content-Type'] = storedMediaType(fileName);
+      if (record) {
+        headers.ETag = etag!;
+        headers['Repr-Digest'] = reprDigest(record.sha256);
+      }
       return reply
         .code(result.statusCode)
         .headers(headers)
         .header('Content-Disposition', `attachment; filename="${fileName}"`)
         .send(result.stream);
-    });
+    };
   };
 }

@@ -1,13 +1,13 @@
 import { resolveRequestPath } from '../mission/index.js';
 import { NoSuchUploadError, type CompletedPart, type MultipartUploads, type WriteGuard } from '../store/index.js';
-import { ALREADY_EXISTS, FILE_TOO_LARGE, INVALID_MULTIPART_REQUEST, MULTIPART_NOT_OFFERED, NOT_A_FILE_PATH, UPLOAD_UNDER_WAY } from '../errors/index.js';
+import { ALREADY_EXISTS, DIGEST_MISMATCH, FILE_TOO_LARGE, INVALID_DIGEST, INVALID_MULTIPART_REQUEST, MULTIPART_NOT_OFFERED, NOT_A_FILE_PATH, UPLOAD_UNDER_WAY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
 import { LONG_LEASE_WAIT_MS, underNameLease } from './name-lease.js';
 import { ingestStagedFor } from './staged-uploads.js';
-import { freeName } from './upload.js';
+import { declaredDigest, freeName } from './upload.js';
 
 /** Part size handed out when the client does not say how large its file is. */
 export const DEFAULT_PART_SIZE = 16 * 1024 * 1024;
@@ -45,16 +45,19 @@ export function partSizeFor(parts: Pick<MultipartUploads, 'minPartSize' | 'maxPa
  * rules 400, a stored or indexed name 409). `size`, when the client gives it, sets a part
  * size large enough for the file (413 past what the store takes).
  */
-export async function startMultipart(ctx: ServiceContext, requestPath: string, uploader?: string, size?: number): Promise<Envelope> {
+export async function startMultipart(ctx: ServiceContext, requestPath: string, uploader?: string, size?: number, sha256?: string): Promise<Envelope> {
   const parts = partsOf(ctx);
   if (!('create' in parts)) return parts;
+  // The digest declared for the whole file: completion refuses other bytes (docs/api.md, "Checked transfers").
+  const declared = sha256 === undefined ? undefined : declaredDigest(sha256);
+  if (declared === null) return failure(INVALID_DIGEST.create(sha256!.slice(0, 100)));
   const path = await freeName(ctx, requestPath);
   if (typeof path !== 'string') return path;
   const largest = Math.min(parts.maxSize, parts.maxParts * parts.maxPartSize);
   if (size !== undefined && size > largest) {
     return failure(FILE_TOO_LARGE.create(largest));
   }
-  const uploadId = await parts.create(path, uploader);
+  const uploadId = await parts.create(path, uploader, declared);
   const body: MultipartStart = { path, uploadId, partSize: partSizeFor(parts, size), maxParts: parts.maxParts };
   return { statusCode: 200, body };
 }
@@ -124,6 +127,10 @@ async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: 
   if (result.outcome === 'interrupted') {
     ctx.log.warn({ file_path: path }, 'upload in parts not completed: the lease on its name was lost while writing; completing again continues');
     return failure(UPLOAD_UNDER_WAY.create(path));
+  }
+  if (result.outcome === 'mismatch') {
+    ctx.log.warn({ file_path: path, declared_sha256: result.declared, received_sha256: result.received }, 'upload in parts refused: its bytes are not those declared; nothing stored');
+    return failure(DIGEST_MISMATCH.create(path, result.declared, result.received));
   }
   if (result.outcome === 'exists') {
     // The name was taken meanwhile: make sure it is indexed, then refuse.

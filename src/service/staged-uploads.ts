@@ -10,7 +10,8 @@ import type { ServiceContext } from './service-context.js';
  * `exists`: its name already held these bytes, or it had been promoted already.
  * `refused`: its name held another file, which stays; this upload was removed.
  * `skipped`: it names no valid stored path (left for the lifecycle rule). `absent`:
- * gone, and nothing stored under its name. `deferred`: another promotion of the name held
+ * gone, and nothing stored under its name (also an upload whose bytes were not those its
+ * address was bound to: removed). `deferred`: another promotion of the name held
  * its lease (or this one lost it while writing); the upload stays for a later try (the next
  * notification, request for the name, or reconcile).
  */
@@ -77,6 +78,13 @@ async function afterPromotion(ctx: ServiceContext, upload: StagedUpload, promoti
       ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'upload refused: the name already holds another file, which stays; the upload was removed');
       await ingest(ctx, upload.key);
       return 'refused';
+    case 'mismatch':
+      // Not the bytes its address was bound to: removed, the name stays free (docs/api.md, "Checked transfers").
+      ctx.log.warn(
+        { file_path: upload.key, staging_key: upload.stagingKey, declared_sha256: promotion.declared, received_sha256: promotion.received },
+        'upload refused: its bytes are not those its address was bound to; the upload was removed and the name stays free',
+      );
+      return 'absent';
     case 'interrupted':
       ctx.log.warn({ file_path: upload.key, staging_key: upload.stagingKey }, 'staged upload not promoted: the lease on its name was lost while writing; it stays for a later try');
       return 'deferred';

@@ -1,5 +1,5 @@
 import { exampleStoredPath, namingMessage, resolveRequestPath } from '../mission/index.js';
-import { ALREADY_EXISTS, INVALID_NAME, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
+import { ALREADY_EXISTS, INVALID_DIGEST, INVALID_NAME, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
@@ -12,12 +12,22 @@ import type { ServiceContext } from './service-context.js';
  * stored or indexed (409), else hands out a signed PUT address. Reserves nothing:
  * the store's write refuses a second copy, whoever asked first. `uploader`, the
  * caller's API key name, is bound into the address and kept in the record. Answered at
- * once when the catalog and the store answer at once (maybe-async.ts).
+ * once when the catalog and the store answer at once (maybe-async.ts). `sha256`, the file's
+ * declared SHA-256 (`?sha256=`), binds the address to those bytes (docs/api.md, "Checked transfers").
  */
-export function upload(ctx: ServiceContext, requestPath: string, uploader?: string): MaybePromise<Envelope> {
+export function upload(ctx: ServiceContext, requestPath: string, uploader?: string, sha256?: string): MaybePromise<Envelope> {
+  const declared = sha256 === undefined ? undefined : declaredDigest(sha256);
+  if (declared === null) return failure(INVALID_DIGEST.create(sha256!.slice(0, 100)));
   return andThen(freeName(ctx, requestPath), (checked) =>
-    typeof checked !== 'string' ? checked : andThen(ctx.store.presignPut(checked, ctx.uploadTtl, uploader), (url): Envelope => ({ statusCode: 200, body: url })),
+    typeof checked !== 'string'
+      ? checked
+      : andThen(ctx.store.presignPut(checked, ctx.uploadTtl, uploader, declared), (url): Envelope => ({ statusCode: 200, body: url })),
   );
+}
+
+/** A declared SHA-256 as the store compares it (lower-case hex), or null when it is not 64 hexadecimal digits. */
+export function declaredDigest(given: string): string | null {
+  return /^[0-9a-fA-F]{64}$/.test(given) ? given.toLowerCase() : null;
 }
 
 /**

@@ -38,11 +38,14 @@ export interface StagedUpload {
  * the real key holds other bytes, which stay; this upload lost and was removed. `absent`:
  * no such staged object (promoted and removed already). `interrupted`: the writer's hold
  * on the name (its lease) was lost before the write was completed; nothing was written
- * under the real key and the staged object stays, for a later try.
+ * under the real key and the staged object stays, for a later try. `mismatch`: the bytes are
+ * not those the upload address was bound to (docs/api.md, "Checked transfers").
  */
 export type Promotion =
   | { readonly outcome: 'promoted'; readonly digest: ObjectDigest }
-  | { readonly outcome: 'duplicate' | 'refused' | 'absent' | 'interrupted' };
+  | { readonly outcome: 'duplicate' | 'refused' | 'absent' | 'interrupted' }
+  /** The staged bytes are not those its address was bound to: removed, nothing written under the real key. */
+  | { readonly outcome: 'mismatch'; readonly declared: string; readonly received: string };
 
 /**
  * The promoter's hold on a name while it writes it (the service's lease in the catalog): a
@@ -93,8 +96,10 @@ export interface ObjectStore {
   /**
    * A signed address a client PUTs the bytes to, valid for `ttlSeconds`; `uploader`
    * (an API key's name) is bound into it so the record written at PUT time knows who asked.
+   * `sha256` (lowercase hex), when given, binds the address to those bytes: the store (or the
+   * promotion, on S3) refuses others (docs/api.md, "Checked transfers").
    */
-  presignPut(key: string, ttlSeconds: number, uploader?: string): string | Promise<string>;
+  presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): string | Promise<string>;
   /** A signed, followable address of the bytes, valid for `ttlSeconds` (at once when signed here, as the local store's). */
   presignGet(key: string, ttlSeconds: number): string | Promise<string>;
   /**
@@ -159,7 +164,9 @@ export type MultipartCompletion =
       readonly assembled?: StagedUpload;
     }
   | { readonly outcome: 'exists' }
-  | { readonly outcome: 'interrupted' };
+  | { readonly outcome: 'interrupted' }
+  /** The joined bytes are not those declared at `create`: nothing written under the key (docs/api.md, "Checked transfers"). */
+  | { readonly outcome: 'mismatch'; readonly declared: string; readonly received: string };
 
 /**
  * Uploads in parts (the S3 multipart model): `create` opens an upload for a key, each part
@@ -175,7 +182,8 @@ export interface MultipartUploads {
   readonly maxParts: number;
   /** Largest file one upload in parts may store. */
   readonly maxSize: number;
-  create(key: string, uploader?: string): Promise<string>;
+  /** `sha256`: the digest declared for the joined bytes; completion refuses others (`mismatch`). */
+  create(key: string, uploader?: string, sha256?: string): Promise<string>;
   /**
    * NoSuchUploadError unless the upload is open for `key` and was opened by `uploader` (an API
    * key's name; none without keys, when the unguessable id is the opener's secret). The service

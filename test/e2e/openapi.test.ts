@@ -12,9 +12,9 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 /** What the issue asks the document to describe: both forms and the operational endpoints. */
-const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'coverage' | 'bearer' | 'none'; method?: string }> = {
-  '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
-  '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
+const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' | 'query' | 'filters' | 'coverage' | 'bearer' | 'none'; method?: string }> = {
+  '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'upload' },
+  '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'upload' },
   '/download/{path}': { statuses: ['302', '400', '404', '409'], params: 'path' },
   '/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/v0/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
@@ -74,6 +74,10 @@ describe('the OpenAPI description', () => {
       }
       const params = get.parameters ?? [];
       if (expected.params === 'path') expect(params).toMatchObject([{ name: 'path', in: 'path', required: true }]);
+      // The current form's upload also takes the file's declared SHA-256 (docs/api.md, "Checked transfers").
+      if (expected.params === 'upload') {
+        expect(params.map((p) => [p.name, p.in, p.required])).toEqual([['sha256', 'query', false], ['path', 'path', true]]);
+      }
       if (expected.params === 'query') {
         expect(params.map((p) => p.name)).toEqual([...ALL_QUERY_PARAMETERS]);
         expect(params.every((p) => p.in === 'query' && !p.required)).toBe(true);

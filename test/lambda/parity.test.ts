@@ -232,6 +232,9 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       ...both('GET', '/upload'),
       ...both('GET', `/upload/science/${NEW}`),
       ...both('GET', `/upload/${NEW.replace('v01-00', 'v01%2D00')}`),
+      // An address bound to a declared SHA-256, and one badly spelled (docs/api.md, "Checked transfers").
+      ...both('GET', `/upload/${NEW}?sha256=${'ab'.repeat(32)}`),
+      ...both('GET', `/upload/${NEW}?sha256=xyz`),
       // Downloads: by name and path, missing, bad, none.
       ...both('GET', `/download/${STORED_NAME}`),
       ...both('GET', `/download/${STORED}`),

@@ -69,7 +69,7 @@ export class LocalMultipart implements MultipartUploads {
     return join(this.base, uploadId);
   }
 
-  async create(key: string, uploader?: string): Promise<string> {
+  async create(key: string, uploader?: string, sha256?: string): Promise<string> {
     this.store.fileOf(key);
     if (Date.now() - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = Date.now();
@@ -78,7 +78,7 @@ export class LocalMultipart implements MultipartUploads {
     const uploadId = randomBytes(16).toString('hex');
     const dir = this.dirOf(uploadId);
     await mkdir(dir, { recursive: true });
-    await writeUploadMeta(dir, { key, uploader, created: Date.now() });
+    await writeUploadMeta(dir, { key, uploader, created: Date.now(), ...(sha256 === undefined ? {} : { sha256 }) });
     return uploadId;
   }
 
@@ -167,6 +167,8 @@ export class LocalMultipart implements MultipartUploads {
         for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
       };
       const { size, sha256 } = await writeHashed(joined(), temp, this.store.maxObjectSize);
+      // Not the declared bytes: nothing under the key (the temporary file goes); the parts stay, for a corrected completion.
+      if (meta.sha256 !== undefined && sha256 !== meta.sha256) return { outcome: 'mismatch', declared: meta.sha256, received: sha256 };
       await fsync(temp);
       const stored = await linkIfFree(temp, target);
       await this.abort(key, uploadId);

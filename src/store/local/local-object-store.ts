@@ -86,18 +86,18 @@ export class LocalObjectStore implements ObjectStore {
     return this.pathStat(key).link;
   }
 
-  presignPut(key: string, ttlSeconds: number, uploader?: string): string {
-    return this.signedUrl('PUT', key, ttlSeconds, uploader);
+  presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): string {
+    return this.signedUrl('PUT', key, ttlSeconds, uploader, sha256);
   }
 
   presignGet(key: string, ttlSeconds: number): string {
     return this.signedUrl('GET', key, ttlSeconds);
   }
 
-  private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number, uploader?: string): string {
+  private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number, uploader?: string, sha256?: string): string {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    const signature = this.signer.sign(method, key, expires, uploader);
-    return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['signature', signature]]);
+    const signature = this.signer.sign(method, key, expires, uploader, sha256);
+    return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['sha256', sha256], ['signature', signature]]);
   }
 
   async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
@@ -146,9 +146,12 @@ export class LocalObjectStore implements ObjectStore {
     await mkdir(this.root, { recursive: true });
   }
 
-  /** Stores a stream under `key`, never replacing an object that is there: local-object-write.ts. */
-  write(key: string, source: Readable, uploader?: string): Promise<WriteResult> {
-    return this.writes.write(key, source, uploader);
+  /**
+   * Stores a stream under `key`, never replacing an object that is there: local-object-write.ts.
+   * `sha256`: the digest declared for the bytes; other bytes are refused (`mismatch`), nothing stored.
+   */
+  write(key: string, source: Readable, uploader?: string, sha256?: string): Promise<WriteResult> {
+    return this.writes.write(key, source, uploader, sha256);
   }
 
   /** Resolves once every write under way has finished or cleaned up (for a graceful close). */

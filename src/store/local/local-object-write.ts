@@ -13,9 +13,13 @@ export const LOCAL_STORE = 'Local store';
 /**
  * `stored`: the bytes are now the file. `same`: the key held exactly these bytes from the same
  * uploader already (its own PUT retried after a crash or a failed answer): nothing was written,
- * the digest is the stored file's. `exists`: the key holds another file.
+ * the digest is the stored file's. `exists`: the key holds another file. `mismatch`: the bytes are
+ * not those the address was bound to (`sha256` is theirs); nothing was stored, the key stays free.
  */
-export type WriteResult = ({ readonly status: 'stored' | 'same' } & ObjectDigest) | { readonly status: 'exists' };
+export type WriteResult =
+  | ({ readonly status: 'stored' | 'same' } & ObjectDigest)
+  | { readonly status: 'exists' }
+  | { readonly status: 'mismatch'; readonly sha256: string };
 
 /** What a single write needs of the store (local-object-store.ts): its root, limit and key checks. */
 export interface WriteTarget {
@@ -50,11 +54,11 @@ export class LocalObjectWrites {
    * A disk failure is BACKEND_FAILED with the disk's error as its cause (a full disk is
    * still found down the chain: 507); a client that left mid-body fails as it did.
    */
-  write(key: string, source: Readable, uploader?: string): Promise<WriteResult> {
+  write(key: string, source: Readable, uploader?: string, sha256?: string): Promise<WriteResult> {
     // Refused before a byte of the body is read: the answer closes the connection.
     if (this.writing.has(key)) return Promise.reject(new UploadUnderWayError(key));
     const input = detachable(source);
-    const writing = this.writeOnce(key, input, uploader);
+    const writing = this.writeOnce(key, input, uploader, sha256);
     const tracked = writing.then(
       () => undefined,
       () => undefined,
@@ -69,7 +73,7 @@ export class LocalObjectWrites {
     await Promise.all(this.writing.values());
   }
 
-  private async writeOnce(key: string, input: Detachable, uploader: string | undefined): Promise<WriteResult> {
+  private async writeOnce(key: string, input: Detachable, uploader: string | undefined, sha256: string | undefined): Promise<WriteResult> {
     let file: string;
     try {
       file = this.store.fileOf(key);
@@ -77,13 +81,13 @@ export class LocalObjectWrites {
       input.detach();
       throw err;
     }
-    return this.steps(key, file, input, uploader).catch((err: unknown) => {
+    return this.steps(key, file, input, uploader, sha256).catch((err: unknown) => {
       // The client's own failure (it left mid-body) is not the disk's; coded errors pass as they are.
       throw input.sourceFailed() ? err : backendFailure(LOCAL_STORE, `write ${key}`, err);
     });
   }
 
-  private async steps(key: string, file: string, input: Detachable, uploader: string | undefined): Promise<WriteResult> {
+  private async steps(key: string, file: string, input: Detachable, uploader: string | undefined, declared: string | undefined): Promise<WriteResult> {
     let temp: string | undefined;
     try {
       const dir = dirname(file);
@@ -97,6 +101,8 @@ export class LocalObjectWrites {
       if (input.stream.errored) throw input.stream.errored;
       temp = tempFileIn(dir);
       const written = await writeHashed(input.stream, temp, this.store.maxObjectSize);
+      // Not the bytes the address was bound to: the temporary file goes (finally), the key stays free.
+      if (declared !== undefined && written.sha256 !== declared) return { status: 'mismatch', sha256: written.sha256 };
       if (retryOf) {
         const same = retryOf.size === written.size && retryOf.sha256 === written.sha256;
         return same ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date } : { status: 'exists' };

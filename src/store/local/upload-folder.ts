@@ -19,6 +19,8 @@ export interface UploadMeta {
   readonly key: string;
   readonly uploader?: string;
   readonly created: number;
+  /** The SHA-256 declared for the joined bytes (docs/api.md, "Checked transfers"). */
+  readonly sha256?: string;
 }
 
 /** The start of a part's file name: its number in five digits and a dot (the ETag follows). */

@@ -21,14 +21,17 @@ export class UrlSigner {
     private readonly previous?: Buffer,
   ) {}
 
-  sign(method: SignedMethod, key: string, expires: number, uploader?: string): string {
-    return this.signWith(this.secret, method, key, expires, uploader);
+  /** `sha256`: the digest the bytes must have (a PUT bound to it, docs/api.md "Checked transfers"). */
+  sign(method: SignedMethod, key: string, expires: number, uploader?: string, sha256?: string): string {
+    return this.signWith(this.secret, method, key, expires, uploader, sha256);
   }
 
-  private signWith(secret: Buffer, method: SignedMethod, key: string, expires: number, uploader: string | undefined): string {
+  private signWith(secret: Buffer, method: SignedMethod, key: string, expires: number, uploader: string | undefined, sha256: string | undefined): string {
     // Key names hold no newline (see catalog/key-store.ts), so the fields cannot run together.
     const uploaderLine = uploader === undefined ? '' : `\n${uploader}`;
-    return createHmac('sha256', secret).update(`${method}\n${key}\n${expires}${uploaderLine}`).digest('hex');
+    // A leading line no method begins with: an address without a digest signs exactly as before.
+    const digestLine = sha256 === undefined ? '' : `sha256=${sha256}\n`;
+    return createHmac('sha256', secret).update(`${digestLine}${method}\n${key}\n${expires}${uploaderLine}`).digest('hex');
   }
 
   check(
@@ -36,13 +39,14 @@ export class UrlSigner {
     key: string,
     expires: string | undefined,
     signature: string | undefined,
-    { uploader, now = Date.now() }: { uploader?: string | undefined; now?: number } = {},
+    { uploader, sha256, now = Date.now() }: { uploader?: string | undefined; sha256?: string | undefined; now?: number } = {},
   ): SignatureCheck {
     if (!expires || !signature || !/^\d{1,15}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
     if (uploader !== undefined && /[\n\r]/.test(uploader)) return 'invalid';
+    if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) return 'invalid';
     const given = Buffer.from(signature, 'hex');
     // Constant-time comparison: no timing hint about how much of a guess was right.
-    const signedBy = (secret: Buffer) => timingSafeEqual(Buffer.from(this.signWith(secret, method, key, Number(expires), uploader), 'hex'), given);
+    const signedBy = (secret: Buffer) => timingSafeEqual(Buffer.from(this.signWith(secret, method, key, Number(expires), uploader, sha256), 'hex'), given);
     if (!signedBy(this.secret) && (this.previous === undefined || !signedBy(this.previous))) return 'invalid';
     return Number(expires) * 1000 < now ? 'expired' : 'valid';
   }

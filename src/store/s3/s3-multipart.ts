@@ -23,7 +23,7 @@ import {
   type WriteGuard,
 } from '../object-store.js';
 import { backendCall, backendFailure } from '../../errors/index.js';
-import { uploaderMetadata } from './s3-object-metadata.js';
+import { uploadMetadata } from './s3-object-metadata.js';
 import type { S3Staging } from './s3-staging.js';
 
 /**
@@ -76,10 +76,10 @@ export class S3Multipart implements MultipartUploads {
     return Promise.resolve();
   }
 
-  async create(key: string, uploader?: string): Promise<string> {
+  async create(key: string, uploader?: string, sha256?: string): Promise<string> {
     const suffix = `${randomBytes(6).toString('hex')}${ownerTag(uploader)}`;
     const out = await backendCall('S3 store', `create upload of ${key}`, () =>
-      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: `${MULTIPART_PREFIX}${key}/${suffix}`, Metadata: uploaderMetadata(uploader) })),
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: `${MULTIPART_PREFIX}${key}/${suffix}`, Metadata: uploadMetadata(uploader, sha256) })),
     );
     if (!out.UploadId) throw new Error('S3 answered CreateMultipartUpload without an upload id');
     return `${suffix}:${out.UploadId}`;
@@ -139,6 +139,8 @@ export class S3Multipart implements MultipartUploads {
     if (promotion.outcome === 'promoted') return { outcome: 'stored', digest: promotion.digest, assembled };
     // The assembled object stays: completing again (NoSuchUpload, the object exists) promotes it.
     if (promotion.outcome === 'interrupted') return { outcome: 'interrupted' };
+    // The joined object carries the declared digest (x-amz-meta-sha256): other bytes were removed, never promoted.
+    if (promotion.outcome === 'mismatch') return promotion;
     return { outcome: 'exists' };
   }
 

@@ -9,6 +9,25 @@ export function uploaderMetadata(uploader: string | undefined): Record<string, s
   return uploader === undefined ? undefined : { uploader: encodeURIComponent(uploader) };
 }
 
+/**
+ * The SHA-256 an upload address was bound to (`?sha256=`, docs/api.md "Checked transfers"):
+ * signed into the address as `x-amz-meta-sha256` (a query parameter: the client sends nothing
+ * for it) and compared by the promotion with the bytes it copies.
+ */
+const DECLARED_SHA256 = 'sha256';
+
+/** The metadata of an upload address: who asked, and the digest declared for the bytes. */
+export function uploadMetadata(uploader: string | undefined, sha256: string | undefined): Record<string, string> | undefined {
+  const metadata = { ...uploaderMetadata(uploader), ...(sha256 === undefined ? {} : { [DECLARED_SHA256]: sha256 }) };
+  return Object.keys(metadata).length === 0 ? undefined : metadata;
+}
+
+/** The digest declared for a staged upload's bytes, when its address was bound to one. */
+export function declaredFrom(metadata: Record<string, string> | undefined): string | undefined {
+  const value = metadata?.[DECLARED_SHA256];
+  return value !== undefined && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
+}
+
 /** Metadata set at promotion: when the bytes became the file; read back by digest (and so by a rebuild). */
 const INGESTION_DATE = 'ingestion-date';
 

@@ -12,7 +12,7 @@ import { backendFailure } from '../../errors/index.js';
 import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
-import { ingestionDateFrom, uploaderFrom, uploaderMetadata } from './s3-object-metadata.js';
+import { ingestionDateFrom, uploaderFrom, uploadMetadata } from './s3-object-metadata.js';
 import { isNotFound } from './s3-responses.js';
 import { S3Staging } from './s3-staging.js';
 import { STAGING_PREFIX, stagingKeyFor } from './s3-staging-keys.js';
@@ -71,10 +71,24 @@ export class S3ObjectStore implements ObjectStore {
    * conditional header, can then never replace a stored file. The ingest promotes it
    * (S3Staging.promote). `uploader` is signed in as `x-amz-meta-uploader` (a query
    * parameter of the address, so the client sends nothing extra) and read back at ingest.
+   *
+   * `sha256`, when declared: signed in as `x-amz-meta-sha256` (the promotion refuses other
+   * bytes) and as the header `x-amz-checksum-sha256`, which the client must then send and
+   * which Amazon S3 checks against the bytes (400 BadDigest). Ceph RGW 16 ignores that header
+   * (and the query form Amazon S3 ignores too), so the promotion's check is the one relied on
+   * (docs/api.md, "Checked transfers").
    */
-  presignPut(key: string, ttlSeconds: number, uploader?: string): Promise<string> {
-    const command = new PutObjectCommand({ Bucket: this.location.bucket, Key: stagingKeyFor(key), Metadata: uploaderMetadata(uploader) });
-    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+  presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): Promise<string> {
+    const command = new PutObjectCommand({
+      Bucket: this.location.bucket,
+      Key: stagingKeyFor(key),
+      Metadata: uploadMetadata(uploader, sha256),
+      ...(sha256 === undefined ? {} : { ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64') }),
+    });
+    return getSignedUrl(this.client, command, {
+      expiresIn: ttlSeconds,
+      ...(sha256 === undefined ? {} : { unhoistableHeaders: new Set(['x-amz-checksum-sha256']) }),
+    });
   }
 
   presignGet(key: string, ttlSeconds: number): Promise<string> {

@@ -15,7 +15,7 @@ import { backendCall, backendFailure } from '../../errors/index.js';
 import { digestOf, RunningDigest } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
-import { promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
+import { declaredFrom, promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { conditionStatus, isNotFound } from './s3-responses.js';
 import { copyInParts, copyPartSize } from './s3-part-copy.js';
 import { COPIED_FROM, copiedFrom, STAGING_ID, STAGING_PREFIX } from './s3-staging-keys.js';
@@ -27,6 +27,20 @@ export { copyPartSize } from './s3-part-copy.js';
 class Interrupted extends Error {
   override name = 'Interrupted';
 }
+
+/** The staged bytes' digest is not the declared one (the promotion's body ends short on it). */
+class DigestMismatch extends Error {
+  override name = 'DigestMismatch';
+  constructor(
+    readonly declared: string,
+    readonly received: string,
+  ) {
+    super(`SHA-256 ${received}, declared ${declared}`);
+  }
+}
+
+/** SHA-256 of no bytes. */
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /**
  * Staged uploads on S3. The caller (src/service/staged-uploads.ts) holds the name's lease in
@@ -138,15 +152,40 @@ export class S3Staging implements StagingArea {
     }
     const body = source.Body as Readable;
     const uploader = uploaderFrom(source.Metadata);
+    const declared = declaredFrom(source.Metadata);
     const ingestionDate = new Date().toISOString();
+    if (declared !== undefined && (source.ContentLength ?? 0) === 0 && declared !== EMPTY_SHA256) {
+      body.destroy();
+      return this.mismatched(upload, declared, EMPTY_SHA256);
+    }
     const digest = new RunningDigest();
+    let hashedAs: { size: number; sha256: string } | undefined;
+    let mismatch: DigestMismatch | undefined;
+    // With a declared digest the last chunk is held back until the digest is known: other bytes
+    // then end the body short of its Content-Length, so S3 never makes the object.
+    let held: Buffer | undefined;
+    // Ends the PutObject on a mismatch: its body stops short, so the request is cut, never completed.
+    const cut = new AbortController();
     const hashed = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         digest.add(chunk);
-        done(null, chunk);
+        if (declared === undefined) return done(null, chunk);
+        const previous = held;
+        held = chunk;
+        done(null, previous);
+      },
+      flush(done) {
+        hashedAs = digest.result();
+        if (declared !== undefined && hashedAs.sha256 !== declared) {
+          mismatch = new DigestMismatch(declared, hashedAs.sha256);
+          return done(mismatch);
+        }
+        done(null, held);
       },
     });
     body.on('error', (err) => hashed.destroy(err));
+    // A body that fails ends the request too (piped, the body forwards no error to it).
+    hashed.on('error', (err) => cut.abort(err));
     body.pipe(hashed);
     try {
       await this.client.send(
@@ -159,9 +198,11 @@ export class S3Staging implements StagingArea {
           ContentType: storedMediaType(upload.key),
           Metadata: { ...promotedMetadata(uploader, ingestionDate), ...copiedFrom(source.ETag) },
         }),
+        { abortSignal: cut.signal },
       );
     } catch (err) {
       body.destroy();
+      if (mismatch !== undefined) return this.mismatched(upload, mismatch.declared, mismatch.received);
       const status = conditionStatus(err);
       if (status === undefined) throw err;
       if (status === 409 && attempt < 5) {
@@ -175,7 +216,13 @@ export class S3Staging implements StagingArea {
       return this.lost(upload, stored, source, keep);
     }
     if (!keep) await this.remove(upload);
-    return { outcome: 'promoted', digest: { ...digest.result(), uploader, ingestionDate } };
+    return { outcome: 'promoted', digest: { ...(hashedAs ?? digest.result()), uploader, ingestionDate } };
+  }
+
+  /** Bytes other than those the address was bound to: the staged object goes, nothing is written, the name stays free. */
+  private async mismatched(upload: StagedUpload, declared: string, received: string): Promise<Promotion> {
+    await this.remove(upload);
+    return { outcome: 'mismatch', declared, received };
   }
 
   /**
@@ -187,6 +234,13 @@ export class S3Staging implements StagingArea {
   private async copyPromote(upload: StagedUpload, source: HeadObjectCommandOutput, guard: WriteGuard | undefined, keep: boolean): Promise<Promotion> {
     const size = source.ContentLength ?? 0;
     const uploader = uploaderFrom(source.Metadata);
+    const declared = declaredFrom(source.Metadata);
+    if (declared !== undefined) {
+      // Checked before any copy (one more read of the staged bytes): other bytes never reach the real key.
+      const staged = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: upload.stagingKey }));
+      const { sha256 } = await digestOf(staged.Body as Readable);
+      if (sha256 !== declared) return this.mismatched(upload, declared, sha256);
+    }
     const ingestionDate = new Date().toISOString();
     const created = await this.client.send(
       new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, ContentType: storedMediaType(upload.key), Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' } }),
