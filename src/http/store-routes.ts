@@ -1,8 +1,8 @@
 import send from '@fastify/send';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import type { FileRecord } from '../catalog/index.js';
-import { ALREADY_EXISTS, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
+import { fixityFailed, type FileRecord } from '../catalog/index.js';
+import { ALREADY_EXISTS, FIXITY_FAILED, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
 import { ingest, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
@@ -181,10 +181,12 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         request.log.warn({ file_path: key }, 'download refused: the store holds a symbolic link on its path');
         return sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)));
       }
-      // The record gives the digest headers (never re-hashed), and is what a check of the
-      // file's standing (withdrawn, failed fixity) would look at before serving.
+      // The record gives the digest headers (never re-hashed) and the file's standing.
       const found = ctx.catalog.get(key);
       const record = found instanceof Promise ? await found : found;
+      // Bytes an audit found damaged are never served as good, even through an address handed
+      // out before the audit (docs/api.md "Damaged files").
+      if (record && fixityFailed(record.fixity)) return sendError(reply, FIXITY_FAILED.create(key, record.verified_date ?? 'an earlier date', record.fixity));
       return serveStored(request, reply, key, record);
     });
 
