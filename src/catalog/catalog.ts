@@ -1,3 +1,4 @@
+import type { ChangeEntry } from './change-log.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
@@ -46,6 +47,11 @@ export interface Catalog {
    * fetched a page at a time: what GET /coverage merges into spans.
    */
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay>;
+  /**
+   * The change log's entries with an id above `after`, oldest first, at most `limit`: every
+   * ingest and withdrawal, ids in commit order (change-log.ts; docs/api.md "The change log").
+   */
+  changes(after: number, limit: number): Promise<ChangeEntry[]>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /** The API keys, kept beside the records. */
