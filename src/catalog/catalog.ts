@@ -52,6 +52,8 @@ export interface Catalog {
    * ingest and withdrawal, ids in commit order (change-log.ts; docs/api.md "The change log").
    */
   changes(after: number, limit: number): Promise<ChangeEntry[]>;
+  /** The id of the n-th entry after `after` (n >= 1), if the log has that many: whether a page of n is full. */
+  changeIdAt(after: number, n: number): Promise<number | undefined>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /** The API keys, kept beside the records. */

@@ -51,6 +51,9 @@ export function recordJson(record: FileRecord): string {
 /** The entries after `after` (an id), oldest first, at most `limit`: rows of (id, time, change, file_path, record). */
 export const CHANGES_AFTER_SQL = 'SELECT id, time, change, file_path, record FROM changes WHERE id > ? ORDER BY id LIMIT ?';
 
+/** The id of the n-th entry after `after` (parameters: after, n - 1), from the primary key alone. */
+export const CHANGE_ID_AT_SQL = 'SELECT id FROM changes WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?';
+
 /** An entry from a row of CHANGES_AFTER_SQL's columns (PostgreSQL returns bigint ids as text). */
 export function changeOfRow(row: readonly unknown[]): ChangeEntry {
   return { id: Number(row[0]), time: String(row[1]), change: String(row[2]) as ChangeKind, file_path: String(row[3]), record: String(row[4]) };

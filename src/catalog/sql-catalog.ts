@@ -8,7 +8,7 @@ import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
-import { appendChange, appendChanges, CHANGES_AFTER_SQL, changeOfRow, type ChangeEntry } from './change-log.js';
+import { appendChange, appendChanges, CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, type ChangeEntry } from './change-log.js';
 import { distinctProducts, postgresRefreshSql, productArrays, refreshStatements } from './product-refresh.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
@@ -154,6 +154,11 @@ export abstract class SqlCatalog implements Catalog {
   async changes(after: number, limit: number): Promise<ChangeEntry[]> {
     const rows = await this.reads('changes')(CHANGES_AFTER_SQL, [after, limit], 0);
     return rows.map(changeOfRow);
+  }
+
+  async changeIdAt(after: number, n: number): Promise<number | undefined> {
+    const [row] = await this.reads('changes')(CHANGE_ID_AT_SQL, [after, n - 1], 0);
+    return row === undefined ? undefined : Number(row[0]);
   }
 
   /** Keyset pages: a long reconcile then holds no cursor (nor snapshot) open. */

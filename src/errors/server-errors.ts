@@ -243,3 +243,8 @@ export const PORTAL_NOT_BUILT = declareError(
   503,
   () => 'The portal is not built. Run `npm run build` in the service folder, then restart it. The API works meanwhile.',
 );
+
+// --- The change log (GET /changes; docs/api.md "The change log") ---
+export const INVALID_CHANGES_PARAMETER = declareError('SDC_INVALID_CHANGES_PARAMETER', 400, (problem: string) =>
+  `${problem} GET /changes takes after (an entry id, a whole number >= 0; 0 = from the start) and limit (1 to 10000, default 1000).`,
+);
