@@ -1,4 +1,4 @@
-import type { ChangeEntry } from './change-log.js';
+import type { ChangeEntry, ChangesRange } from './change-log.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
@@ -50,8 +50,11 @@ export interface Catalog {
   /**
    * The change log's entries with an id above `after`, oldest first, at most `limit`: every
    * ingest and withdrawal, ids in commit order (change-log.ts; docs/api.md "The change log").
+   * `range`: only those of files matching a filter, only up to an id (the live feed's reads).
    */
-  changes(after: number, limit: number): Promise<ChangeEntry[]>;
+  changes(after: number, limit: number, range?: ChangesRange): Promise<ChangeEntry[]>;
+  /** The log's largest id; 0 while it is empty. */
+  lastChangeId(): Promise<number>;
   /** The id of the n-th entry after `after` (n >= 1), if the log has that many: whether a page of n is full. */
   changeIdAt(after: number, n: number): Promise<number | undefined>;
   /** Every file_path, in order, a page at a time: for reconcile. */

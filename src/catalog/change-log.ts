@@ -1,6 +1,8 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
 import type { FileRecord } from './file-record.js';
+import { whereOf } from './filter-sql.js';
+import type { QueryFilter } from './query-filter.js';
 import { RECORD_FIELDS } from '../wire/record.js';
 import type { CatalogDatabase } from './schema.js';
 
@@ -50,6 +52,39 @@ export function recordJson(record: FileRecord): string {
 
 /** The entries after `after` (an id), oldest first, at most `limit`: rows of (id, time, change, file_path, record). */
 export const CHANGES_AFTER_SQL = 'SELECT id, time, change, file_path, record FROM changes WHERE id > ? ORDER BY id LIMIT ?';
+
+/** The largest id (0 for an empty log), from the primary key alone. */
+export const LAST_CHANGE_ID_SQL = 'SELECT max(id) FROM changes';
+
+/** What narrows a read of the log beyond `after` and `limit`. */
+export interface ChangesRange {
+  /** Only entries whose file's record matches (the files row as it is now, filter-sql.ts: its one home). */
+  readonly filter?: QueryFilter;
+  /** Only entries with an id up to this one. */
+  readonly until?: number;
+}
+
+/**
+ * The entries after an id, oldest first, at most `limit`, within `range`; with a filter, the
+ * log joined to the files row of each entry's path, the query's WHERE applied to it (a
+ * withdrawal's entry then passes exactly the filters its file passes). `collation`: the
+ * dialect's byte-order collation (PostgreSQL's file_path is "C", the log's the default).
+ */
+export function changesSql(after: number, limit: number, range: ChangesRange, collation: string | undefined): { readonly text: string; readonly params: unknown[] } {
+  const params: unknown[] = [after];
+  const where = ['changes.id > ?'];
+  if (range.until !== undefined) {
+    where.push('changes.id <= ?');
+    params.push(range.until);
+  }
+  const filtered = range.filter === undefined ? [] : whereOf(range.filter, params);
+  const join = filtered.length === 0 ? '' : ` JOIN files ON files.file_path = changes.file_path${collation ? ` COLLATE "${collation}"` : ''}`;
+  params.push(limit);
+  return {
+    text: `SELECT changes.id, changes.time, changes.change, changes.file_path, changes.record FROM changes${join} WHERE ${[...where, ...filtered].join(' AND ')} ORDER BY changes.id LIMIT ?`,
+    params,
+  };
+}
 
 /** The id of the n-th entry after `after` (parameters: after, n - 1), from the primary key alone. */
 export const CHANGE_ID_AT_SQL = 'SELECT id FROM changes WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?';

@@ -7,4 +7,4 @@ export * from './query-options.js';
 export * from './synthetic-records.js';
 export * from './key-store.js';
 export * from './name-leases.js';
-export { type ChangeEntry, type ChangeKind } from './change-log.js';
+export { type ChangeEntry, type ChangeKind, type ChangesRange } from './change-log.js';

@@ -8,7 +8,7 @@ import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
-import { appendChange, appendChanges, CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, type ChangeEntry } from './change-log.js';
+import { appendChange, appendChanges, CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, type ChangeEntry, type ChangesRange } from './change-log.js';
 import { distinctProducts, postgresRefreshSql, productArrays, refreshStatements } from './product-refresh.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
@@ -151,9 +151,15 @@ export abstract class SqlCatalog implements Catalog {
   }
 
   /** The change log after an id, oldest first (change-log.ts; docs/api.md "The change log"). */
-  async changes(after: number, limit: number): Promise<ChangeEntry[]> {
-    const rows = await this.reads('changes')(CHANGES_AFTER_SQL, [after, limit], 0);
-    return rows.map(changeOfRow);
+  async changes(after: number, limit: number, range?: ChangesRange): Promise<ChangeEntry[]> {
+    if (range === undefined) return (await this.reads('changes')(CHANGES_AFTER_SQL, [after, limit], 0)).map(changeOfRow);
+    const { text, params } = changesSql(after, limit, range, this.dialect.byteOrderCollation);
+    return (await this.reads('changes')(text, params, 0)).map(changeOfRow);
+  }
+
+  async lastChangeId(): Promise<number> {
+    const [row] = await this.reads('changes')(LAST_CHANGE_ID_SQL, [], 0);
+    return Number(row?.[0] ?? 0);
   }
 
   async changeIdAt(after: number, n: number): Promise<number | undefined> {
