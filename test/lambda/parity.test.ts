@@ -256,6 +256,13 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       // Coverage.
       ...both('GET', '/coverage?instrument=swe'),
       ...both('GET', '/coverage?limit=3'),
+      // The change log (docs/api.md "The change log").
+      ...both('GET', '/changes'),
+      ...both('GET', '/changes?after=0&limit=1'),
+      ...both('GET', '/changes?after=1&limit=10000'),
+      ...both('GET', '/changes?limit=0'),
+      ...both('GET', '/changes?after=x'),
+      ...both('GET', '/changes?instrument=swe'),
     ]);
   });
 
