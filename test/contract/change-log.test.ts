@@ -108,6 +108,31 @@ function describeChangeLog(engine: string, place: () => Promise<Place> | Place):
       }
     });
 
+    it('reads entries of files matching a filter (the files row as it is now), up to an id, and knows its last id', async () => {
+      const at = await place();
+      const catalog = await openCatalog(at.url);
+      try {
+        expect(await catalog.lastChangeId()).toBe(0);
+        const mag = recordOf(name(1));
+        const swe = recordOf('imap_swe_l1a_sci_20240102_20240102_v00-01.cdf');
+        await catalog.insert(mag);
+        await catalog.insert(swe);
+        await catalog.insertMany([recordOf(name(3)), recordOf('imap_swe_l1a_sci_20240104_20240104_v00-01.cdf')]);
+        const log = await all(catalog);
+        expect(await catalog.lastChangeId()).toBe(log.at(-1)!.id);
+        const sweIds = log.filter((e) => e.file_path.includes('/swe/')).map((e) => e.id);
+        expect((await catalog.changes(0, 10, { filter: { instrument: 'swe' } })).map((e) => e.id)).toEqual(sweIds);
+        expect((await catalog.changes(0, 10, { filter: { instrument: 'swe' }, until: sweIds[0] })).map((e) => e.id)).toEqual([sweIds[0]]);
+        expect((await catalog.changes(sweIds[0]!, 10, { filter: { instrument: 'swe' } })).map((e) => e.id)).toEqual([sweIds[1]]);
+        expect(await catalog.changes(0, 10, { until: log[1]!.id })).toEqual(log.slice(0, 2));
+        expect(await catalog.changes(0, 10, { filter: {} })).toEqual(log);
+        expect(await catalog.changes(0, 10, { filter: { instrument: 'hit' } })).toEqual([]);
+      } finally {
+        await catalog.close();
+        await at.drop();
+      }
+    });
+
     it('logs every record of a bulk load larger than the table (indexes rebuilt) and of one that meets stored paths', async () => {
       const at = await place();
       const catalog = await openCatalog(at.url);
