@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
+import { withdrawByHand as withdraw } from '../helpers/withdraw-by-hand.js';
 
 /*
  * GET /events served from the change log (docs/api.md "The change log"): its ids are the ids
@@ -48,22 +47,7 @@ describe('GET /events and GET /changes share one log', () => {
     if (!check()) throw new Error(`timed out waiting for ${what}`);
   }
 
-  /** What Catalog.withdraw does to the catalog (docs/api.md "Withdrawn files"), written here by hand: the tombstone and its entry, in one transaction. */
-  function withdrawByHand(path: string, reason: string): void {
-    const db = new Database(join(server.home, 'catalog.db'));
-    try {
-      db.pragma('busy_timeout = 5000');
-      db.transaction(() => {
-        const when = new Date().toISOString();
-        db.prepare("UPDATE files SET status = 'withdrawn', withdrawn_date = ?, withdrawn_reason = ?, withdrawn_by = 'curator' WHERE file_path = ?").run(when, reason, path);
-        const record = db.prepare(`SELECT record FROM changes WHERE file_path = ? AND change = 'created'`).pluck().get(path) as string;
-        const tombstone = { ...(JSON.parse(record) as object), status: 'withdrawn', withdrawn_date: when, withdrawn_reason: reason, withdrawn_by: 'curator' };
-        db.prepare("INSERT INTO changes (time, change, file_path, record) VALUES (?, 'withdrawn', ?, ?)").run(when, path, JSON.stringify(tombstone));
-      })();
-    } finally {
-      db.close();
-    }
-  }
+  const withdrawByHand = (path: string, reason: string) => withdraw(server.home, path, reason);
 
   it('sends the log\'s entries as events with the log\'s ids, withdrawals as `withdrawn`, filters applied to the file', async () => {
     expect((await uploadFile(server.url, swe(1), 'before')).status).toBe(200);
