@@ -119,8 +119,8 @@ export const FEED_NOT_SERVED = declareError(
   404,
   () =>
     'The live feed (GET /events) is not served by this deployment: it runs on AWS Lambda, which answers each request in one piece, ' +
-    'and a feed never ends. To follow new files, poll GET /query?ingestion_start_date=<time of your last poll> ' +
-    '(with limit=<n>, following the Link header rel="next" page by page), or use an `sdc serve` deployment for the feed.',
+    'and a feed never ends. To follow new files and withdrawals, poll GET /changes?after=<the last id you hold> ' +
+    '(the same entries as the feed, with the same ids; X-Next-After while more follow), or use an `sdc serve` deployment for the feed.',
 );
 
 // --- Who may call (API keys, the rate limit, the S3 events token) ---

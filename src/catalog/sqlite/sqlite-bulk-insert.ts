@@ -54,9 +54,15 @@ export function analyzeIfStale(db: Database): void {
   db.exec('ANALYZE files');
 }
 
-/** The secondary indexes of the files table as the database has them (their SQL kept), dropped. */
+/**
+ * The secondary indexes of the files table, and of the change log that grows with it (one
+ * entry per new record), as the database has them (their SQL kept), dropped.
+ */
 export function setIndexesAside(db: Database): { name: string; sql: string }[] {
-  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('files', 'changes') AND sql IS NOT NULL").all() as {
+    name: string;
+    sql: string;
+  }[];
   for (const index of indexes) db.exec(`DROP INDEX "${index.name.replace(/"/g, '""')}"`);
   return indexes;
 }
