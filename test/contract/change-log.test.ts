@@ -8,6 +8,7 @@ import { POSTGRES_CHANGE_LOCK_SQL, recordJson } from '../../src/catalog/change-l
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
+import { startTestServer } from '../helpers/test-server.js';
 import { recordOf } from './catalog-contract.js';
 
 /*
@@ -166,6 +167,7 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres' : NO_DATABASE
     const catalog = await openCatalog(at.url);
     const slow = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${at.url.split('schema=')[1]}` });
     await slow.connect();
+    const server = await startTestServer({ catalog: at.url, requireKeys: 'false' });
     try {
       await catalog.insert(recordOf(name(1)));
       const [start] = await catalog.changes(0, 10);
@@ -176,13 +178,19 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres' : NO_DATABASE
       // Another commits meanwhile (or tries to: it waits for the lock).
       let committed = false;
       const fast = catalog.insert(recordOf(name(2))).then(() => (committed = true));
-      // A reader polling the log the whole time.
+      // Readers polling the log the whole time: through the catalog, and through GET /changes of a server on it.
       const polled: number[] = [];
+      const polledOverHttp: number[] = [];
       let last = start!.id;
+      let lastOverHttp = start!.id;
       const poll = async () => {
         for (const e of await catalog.changes(last, 100)) {
           polled.push(e.id);
           last = e.id;
+        }
+        for (const e of (await (await fetch(`${server.url}/changes?after=${lastOverHttp}`)).json()) as { id: number }[]) {
+          polledOverHttp.push(e.id);
+          lastOverHttp = e.id;
         }
       };
       for (let i = 0; i < 10; i++) {
@@ -191,13 +199,16 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres' : NO_DATABASE
       }
       expect(committed).toBe(false);
       expect(polled).toEqual([]);
+      expect(polledOverHttp).toEqual([]);
       await slow.query('COMMIT');
       await fast;
       await poll();
       const log = await catalog.changes(start!.id, 10);
       expect(log.map((e) => e.file_path)).toEqual(['late', recordOf(name(2)).file_path]);
       expect(polled).toEqual(log.map((e) => e.id));
+      expect(polledOverHttp).toEqual(log.map((e) => e.id));
     } finally {
+      await server.stop();
       await slow.end();
       await catalog.close();
       await at.drop();
