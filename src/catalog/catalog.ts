@@ -1,4 +1,5 @@
 import type { AuditQueueOptions, FixityOutcome, FixityStatus } from './audit-queue.js';
+import type { ChangeEntry, ChangesRange } from './change-log.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
@@ -47,6 +48,16 @@ export interface Catalog {
    * fetched a page at a time: what GET /coverage merges into spans.
    */
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay>;
+  /**
+   * The change log's entries with an id above `after`, oldest first, at most `limit`: every
+   * ingest and withdrawal, ids in commit order (change-log.ts; docs/api.md "The change log").
+   * `range`: only those of files matching a filter, only up to an id (the live feed's reads).
+   */
+  changes(after: number, limit: number, range?: ChangesRange): Promise<ChangeEntry[]>;
+  /** The log's largest id; 0 while it is empty. */
+  lastChangeId(): Promise<number>;
+  /** The id of the n-th entry after `after` (n >= 1), if the log has that many: whether a page of n is full. */
+  changeIdAt(after: number, n: number): Promise<number | undefined>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /**

@@ -8,3 +8,4 @@ export * from './synthetic-records.js';
 export * from './key-store.js';
 export * from './name-leases.js';
 export * from './audit-queue.js';
+export { type ChangeEntry, type ChangeKind, type ChangesRange } from './change-log.js';

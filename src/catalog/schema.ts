@@ -51,8 +51,20 @@ export interface CoverageDaysTable {
   latest_end_date: string | null;
 }
 
+/** The change log (migration 0011; src/catalog/change-log.ts): ids in commit order. */
+export interface ChangesTable {
+  /** bigserial in PostgreSQL (pg returns it as a string). */
+  id: Generated<number | string>;
+  time: string;
+  change: string;
+  file_path: string;
+  /** JSON text of the record as the change left it. */
+  record: string;
+}
+
 export interface CatalogDatabase {
   files: FilesTable;
+  changes: ChangesTable;
   coverage_days: CoverageDaysTable;
   api_keys: ApiKeysTable;
   name_leases: NameLeasesTable;

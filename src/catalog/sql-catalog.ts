@@ -9,6 +9,7 @@ import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
+import { appendChange, appendChanges, CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, type ChangeEntry, type ChangesRange } from './change-log.js';
 import { distinctProducts, postgresRefreshSql, productArrays, refreshStatements } from './product-refresh.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
@@ -62,6 +63,7 @@ export abstract class SqlCatalog implements Catalog {
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
       await this.refreshProducts(trx, [record]);
+      await appendChange(trx, this.dialect, { change: 'created', record });
       return true;
     });
     if (inserted) return 'inserted';
@@ -100,14 +102,22 @@ export abstract class SqlCatalog implements Catalog {
   async insertMany(records: readonly FileRecord[]): Promise<number> {
     if (records.length === 0) return 0;
     return this.driver('insert', () => transactionReportingCause(this.db, async (trx) => {
-      let inserted = 0;
+      // The paths this call inserted (RETURNING), for the change log: of a path given twice, the first.
+      const created: FileRecord[] = [];
       for (let i = 0; i < records.length; i += INSERT_BATCH) {
-        const rows = records.slice(i, i + INSERT_BATCH).map(rowOf);
-        const result = await trx.insertInto('files').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst();
-        inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
+        const batch = records.slice(i, i + INSERT_BATCH);
+        const rows = await trx.insertInto('files').values(batch.map(rowOf)).onConflict((oc) => oc.doNothing()).returning('file_path').execute();
+        if (rows.length === 0) continue;
+        const inserted = new Set(rows.map((r) => r.file_path));
+        for (const record of batch) {
+          if (inserted.delete(record.file_path)) created.push(record);
+        }
       }
-      if (inserted > 0) await this.refreshProducts(trx, records);
-      return inserted;
+      if (created.length > 0) {
+        await this.refreshProducts(trx, records);
+        await appendChanges(trx, this.dialect, created.map((record) => ({ change: 'created' as const, record })));
+      }
+      return created.length;
     }));
   }
 
@@ -139,6 +149,23 @@ export abstract class SqlCatalog implements Catalog {
     let turn = 0;
     const read = this.reads('coverage');
     return coverageDays((text, params) => read(text, params, turn++), filter);
+  }
+
+  /** The change log after an id, oldest first (change-log.ts; docs/api.md "The change log"). */
+  async changes(after: number, limit: number, range?: ChangesRange): Promise<ChangeEntry[]> {
+    if (range === undefined) return (await this.reads('changes')(CHANGES_AFTER_SQL, [after, limit], 0)).map(changeOfRow);
+    const { text, params } = changesSql(after, limit, range, this.dialect.byteOrderCollation);
+    return (await this.reads('changes')(text, params, 0)).map(changeOfRow);
+  }
+
+  async lastChangeId(): Promise<number> {
+    const [row] = await this.reads('changes')(LAST_CHANGE_ID_SQL, [], 0);
+    return Number(row?.[0] ?? 0);
+  }
+
+  async changeIdAt(after: number, n: number): Promise<number | undefined> {
+    const [row] = await this.reads('changes')(CHANGE_ID_AT_SQL, [after, n - 1], 0);
+    return row === undefined ? undefined : Number(row[0]);
   }
 
   /** Keyset pages: a long reconcile then holds no cursor (nor snapshot) open. */

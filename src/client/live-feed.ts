@@ -7,10 +7,12 @@ import { asClientError, BadResponseError, ClientError, NetworkError } from './cl
 import type { ClientContext } from './client-context.js';
 import { backoffDelay } from '../concurrency/backoff.js';
 
-/** One file as the live feed announced it. */
+/** One file as the live feed announced it: indexed, or (with `withdrawals`) withdrawn. */
 export interface FeedEvent {
-  /** Resumable id: pass it as `lastEventId` to continue just after this file. */
+  /** Resumable id (the change log's: docs/api.md "The change log"): pass it as `lastEventId` to continue just after this event. */
   readonly id: string;
+  /** `created`: a file was indexed; `withdrawn`: a curator withdrew it, `record` is its tombstone (never download it). */
+  readonly change: 'created' | 'withdrawn';
   readonly record: ArchiveRecord;
 }
 
@@ -24,6 +26,12 @@ export interface WatchOptions {
    * files indexed from then on will be announced. Again after each reconnection.
    */
   readonly onConnect?: () => void;
+  /**
+   * Also yield withdrawals (`change: 'withdrawn'`, the record its tombstone, with status,
+   * withdrawn_date, withdrawn_reason). Off by default: a loop that downloads every event it is
+   * given stays as it was; their ids still count for resuming.
+   */
+  readonly withdrawals?: boolean;
   /** Told before each reconnection wait. */
   readonly onReconnect?: (error: ClientError, attempt: number, delayMs: number) => void;
 }
@@ -61,7 +69,8 @@ export async function* watchFeed(ctx: ClientContext, filter: QueryFilter, option
           started = true;
           options.onConnect?.();
         }
-        if (message.event === 'file') yield { id: lastEventId ?? '', record: recordOf(message.data) };
+        if (message.event === 'file') yield { id: lastEventId ?? '', change: 'created', record: recordOf(message.data) };
+        else if (message.event === 'withdrawn' && options.withdrawals) yield { id: lastEventId ?? '', change: 'withdrawn', record: recordOf(message.data) };
       }
       throw new NetworkError('the live feed closed');
     } catch (err) {

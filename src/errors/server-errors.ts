@@ -149,8 +149,8 @@ export const FEED_NOT_SERVED = declareError(
   404,
   () =>
     'The live feed (GET /events) is not served by this deployment: it runs on AWS Lambda, which answers each request in one piece, ' +
-    'and a feed never ends. To follow new files, poll GET /query?ingestion_start_date=<time of your last poll> ' +
-    '(with limit=<n>, following the Link header rel="next" page by page), or use an `sdc serve` deployment for the feed.',
+    'and a feed never ends. To follow new files and withdrawals, poll GET /changes?after=<the last id you hold> ' +
+    '(the same entries as the feed, with the same ids; X-Next-After while more follow), or use an `sdc serve` deployment for the feed.',
 );
 
 // --- Who may call (API keys, the rate limit, the S3 events token) ---
@@ -272,4 +272,9 @@ export const PORTAL_NOT_BUILT = declareError(
   'SDC_PORTAL_NOT_BUILT',
   503,
   () => 'The portal is not built. Run `npm run build` in the service folder, then restart it. The API works meanwhile.',
+);
+
+// --- The change log (GET /changes; docs/api.md "The change log") ---
+export const INVALID_CHANGES_PARAMETER = declareError('SDC_INVALID_CHANGES_PARAMETER', 400, (problem: string) =>
+  `${problem} GET /changes takes after (an entry id, a whole number >= 0; 0 = from the start) and limit (1 to 10000, default 1000).`,
 );

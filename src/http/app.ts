@@ -15,6 +15,7 @@ import { opsRoutes } from './ops-routes.js';
 import { echoRequestId, requestId } from './request-id.js';
 import { requestLogFactory } from './request-log.js';
 import { coverageRoute } from './coverage-route.js';
+import { changesRoute } from './changes-route.js';
 import { trustProxies } from './client-address.js';
 import { portalPlugin } from './portal-plugin.js';
 import './public-links.js';
@@ -136,6 +137,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   await app.register(earlierFormRoutes(ctx), { prefix: '/v0' });
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
+  await app.register(changesRoute(ctx));
   await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
   await app.register(s3EventsRoute(ctx, eventsToken, eventsTokenPrevious));
   if (signedAddresses) await app.register(storeRoutes(ctx, signedAddresses.store, signedAddresses.signer));

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
-import { feedEventId, parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
+import { feedStart, parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
 import { FEED_FULL, INVALID_QUERY, raise, TOO_MANY_FEEDS } from '../errors/index.js';
 import { queryPairs } from './api-routes.js';
 import { sendError } from './error-answer.js';
@@ -30,8 +30,9 @@ export interface FeedCaps {
 }
 
 /**
- * GET /events: the live feed as Server-Sent Events, one `file` event per record as it is
- * indexed, each with a resumable id (the client sends it back as Last-Event-ID).
+ * GET /events: the live feed as Server-Sent Events, served from the change log: one `file`
+ * event per record as it is indexed, one `withdrawn` event per withdrawal, each with the log's
+ * id (the client sends it back as Last-Event-ID; docs/api.md "The change log").
  */
 export function feedRoute(ctx: ServiceContext, { total = MAX_FEEDS, perSource = MAX_FEEDS_PER_ADDRESS }: FeedCaps = {}) {
   return async function (app: FastifyInstance): Promise<void> {
@@ -50,6 +51,8 @@ export function feedRoute(ctx: ServiceContext, { total = MAX_FEEDS, perSource = 
       // HEAD (Fastify's automatic one) says what a GET would open, and ends: a feed never does.
       if (request.method === 'HEAD') return reply.code(200).type(EVENT_STREAM).header('Cache-Control', 'no-cache').send();
 
+      // Where the feed starts, read before it opens: a catalog that fails is an error answer.
+      const after = await feedStart(ctx, parsed.after);
       const source = feedSource(clientAddress(request));
       const abort = new AbortController();
       const admission = slots.admit(source, abort);
@@ -75,11 +78,12 @@ export function feedRoute(ctx: ServiceContext, { total = MAX_FEEDS, perSource = 
       out.write('retry: 2000\n\n');
       // Where this connection starts, as an id: a client that loses the connection before the
       // first file resumes from here instead of from its reconnection (no gap).
-      out.write(`id: ${feedEventId(parsed.after)}\nevent: start\ndata: {}\n\n`);
+      out.write(`id: ${after}\nevent: start\ndata: {}\n\n`);
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
       try {
-        for await (const event of watch(ctx, parsed.filter, parsed.after, abort.signal)) {
-          await send(`id: ${event.id}\nevent: file\ndata: ${JSON.stringify(event.record)}\n\n`);
+        for await (const event of watch(ctx, parsed.filter, after, abort.signal)) {
+          // A created file keeps the event clients know (`file`); a withdrawal is its own type.
+          await send(`id: ${event.id}\nevent: ${event.change === 'created' ? 'file' : 'withdrawn'}\ndata: ${event.record}\n\n`);
         }
       } catch (err) {
         if (!abort.signal.aborted) request.log.error({ err }, 'live feed stopped');

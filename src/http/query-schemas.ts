@@ -135,17 +135,19 @@ export function eventsSchema(mission: MissionConfig) {
   return {
     operationId: 'events',
     tags: ['current form'],
-    summary: 'Live feed: a Server-Sent Event per file as it is indexed',
-    description: `Takes the query filters (not ${ANSWER_PARAMETERS.join(', ')}). Send Last-Event-ID to resume after an event.`,
+    summary: 'Live feed: a Server-Sent Event per file as it is indexed, and per withdrawal',
+    description:
+      `Served from the change log (GET /changes): event ids are its ids. Takes the query filters (not ${ANSWER_PARAMETERS.join(', ')}), ` +
+      'applied to each entry\'s file. Send Last-Event-ID to resume after an event (0 replays the whole log).',
     querystring: { type: 'object', additionalProperties: true, properties: parameterProperties(mission, QUERY_FILTERS) },
-    headers: { type: 'object', properties: { 'last-event-id': { type: 'string', description: 'Resume after this event id.' } } },
+    headers: { type: 'object', properties: { 'last-event-id': { type: 'string', description: 'Resume after this event id (a change log id, a whole number).' } } },
     response: {
       200: {
         description:
-          'text/event-stream: first `event: start` (its `id` = where this connection starts), then per file `id`, `event: file`, `data` = the record as JSON; a comment line every 15 s when idle.',
+          'text/event-stream: first `event: start` (its `id` = where this connection starts), then per entry of the change log `id`, `event: file` (a file indexed) or `event: withdrawn` (a withdrawal), `data` = the record as JSON (for a withdrawal, its tombstone); a comment line every 15 s when idle.',
         content: { 'text/event-stream': { schema: { type: 'string' } } },
       },
-      400: text('A filter is unknown, repeated or malformed, or a paging parameter was given.', 'limit does not apply to the live feed; use the query filters only.'),
+      400: text('A filter is unknown, repeated or malformed, a paging parameter was given, or Last-Event-ID is not an event id.', 'limit does not apply to the live feed; use the query filters only.'),
       429: text('This address has too many feeds open at once.', 'Too many open feeds from this address: at most 8 at once. ...'),
       503: text('Every feed this instance serves is taken.', 'The live feed is full. Retry in 30 s, resuming with Last-Event-ID.'),
     },

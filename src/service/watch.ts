@@ -1,43 +1,42 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  decodeCursor,
-  encodeCursor,
-  parseQueryFilter,
-  positionOf,
-  type FileRecord,
-  type QueryFilter,
-  type QueryPosition,
-  type QuerySort,
-} from '../catalog/index.js';
+import { decodeCursor, parseQueryFilter, type ChangeKind, type QueryFilter, type QuerySort } from '../catalog/index.js';
 import { ANSWER_PARAMETERS } from '../wire/query.js';
 import type { ServiceContext } from './service-context.js';
 
-/** The feed walks records in the order they were indexed. */
-const FEED_ORDER: QuerySort = Object.freeze({ field: 'ingestion_date', descending: false });
-
-/** How often the catalog is asked for new records. */
-const FEED_POLL_MS = 500;
-/**
- * A record is announced once its ingestion time is this far in the past, so a record
- * stamped just before a slower concurrent commit is not skipped (instances' clocks are
- * assumed within this of each other).
+/*
+ * The live feed (GET /events), served from the change log (docs/api.md "The change log"): its
+ * event ids are the log's ids, so a harvester that polls GET /changes and one that listens see
+ * the same sequence. The log's ids are given in commit order, so the feed needs no settle delay:
+ * an entry that commits late still has an id above every one already read.
  */
-const FEED_SETTLE_MS = 1000;
 
-/** The resumable id of a feed position (sent back as Last-Event-ID). */
-export function feedEventId(position: QueryPosition): string {
-  return encodeCursor(FEED_ORDER, position);
-}
+/** How often the catalog is asked for new entries. */
+const FEED_POLL_MS = 500;
+/** Entries read per statement. */
+const FEED_PAGE = 1000;
+/**
+ * Ids a filtered read looks through per statement: a filter that few entries match must not
+ * make each poll read the log from where its last match was.
+ */
+const FEED_WINDOW = 10_000;
+
+/** The order of the feed's earlier ids (cursors of records by ingestion date), still taken as Last-Event-ID. */
+const EARLIER_FEED_ORDER: QuerySort = Object.freeze({ field: 'ingestion_date', descending: false });
 
 export interface FeedEvent {
-  /** Resumable id: send it back as Last-Event-ID to continue after this record. */
-  readonly id: string;
-  readonly record: FileRecord;
+  /** The log's id: send it back as Last-Event-ID to continue after this entry. */
+  readonly id: number;
+  readonly change: ChangeKind;
+  /** JSON text of the record (for a withdrawal, its tombstone), as stored in the log. */
+  readonly record: string;
 }
 
 export type FeedRequest =
-  | { readonly ok: true; readonly filter: QueryFilter; readonly after: QueryPosition }
+  | { readonly ok: true; readonly filter: QueryFilter; readonly after: FeedStart }
   | { readonly ok: false; readonly message: string };
+
+/** Where a feed starts: after a log id, now (the log's end), or at a time (an earlier version's id). */
+export type FeedStart = { readonly id: number } | { readonly now: true } | { readonly time: string };
 
 /** The query's filters (not its paging or format), and where to start: after Last-Event-ID, else now. */
 export function parseFeedRequest(ctx: ServiceContext, pairs: Iterable<readonly [string, string]>, lastEventId?: string): FeedRequest {
@@ -46,36 +45,70 @@ export function parseFeedRequest(ctx: ServiceContext, pairs: Iterable<readonly [
   if (paging) return { ok: false, message: `${paging[0]} does not apply to the live feed; use the query filters only.` };
   const parsed = parseQueryFilter(list, ctx.mission);
   if (!parsed.ok) return parsed;
-  if (lastEventId === undefined || lastEventId === '') {
-    return { ok: true, filter: parsed.filter, after: { key: new Date().toISOString(), file_path: '' } };
-  }
-  const after = decodeCursor(lastEventId, FEED_ORDER);
-  if (typeof after === 'string') return { ok: false, message: `Invalid Last-Event-ID: ${after}` };
-  return { ok: true, filter: parsed.filter, after };
+  if (lastEventId === undefined || lastEventId === '') return { ok: true, filter: parsed.filter, after: { now: true } };
+  if (/^\d{1,15}$/.test(lastEventId)) return { ok: true, filter: parsed.filter, after: { id: Number(lastEventId) } };
+  // An id of the feed before it was served from the log: a cursor by ingestion date. The feed
+  // resumes with the entries committed from that time on (docs/api.md "The change log").
+  const earlier = decodeCursor(lastEventId, EARLIER_FEED_ORDER);
+  if (typeof earlier !== 'string') return { ok: true, filter: parsed.filter, after: { time: earlier.key } };
+  const wrongShape = earlier.startsWith('expected a cursor exactly as a previous answer gave it (Link or X-Next-Cursor header).');
+  return {
+    ok: false,
+    message: wrongShape
+      ? `Invalid Last-Event-ID: expected an event id exactly as the feed sent it (a whole number, an id of the change log: GET /changes).`
+      : `Invalid Last-Event-ID: ${earlier}`,
+  };
+}
+
+/** The log id a feed starts after. */
+export async function feedStart(ctx: ServiceContext, start: FeedStart): Promise<number> {
+  if ('id' in start) return start.id;
+  const last = await ctx.catalog.lastChangeId();
+  if ('now' in start) return last;
+  return lastIdBefore(ctx, start.time, last);
 }
 
 /**
- * Records matching the filter as they are indexed, oldest first, from `after` on,
- * until the signal aborts. Polls the catalog, so it works the same on every backend
- * and with any number of instances writing.
+ * The largest id whose entry is older than `time`, by bisection over ids (times grow with ids,
+ * up to the instances' clocks): O(log n) reads of one row by the primary key. Entries of that
+ * very time are sent again rather than skipped.
+ */
+async function lastIdBefore(ctx: ServiceContext, time: string, last: number): Promise<number> {
+  let lo = 0;
+  let hi = last;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    const [entry] = await ctx.catalog.changes(mid - 1, 1);
+    if (entry !== undefined && entry.id <= hi && entry.time < time) lo = entry.id;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * Entries of files matching the filter as they are committed, oldest first, after `after`,
+ * until the signal aborts. Polls the catalog, so it works the same on every backend and with
+ * any number of instances writing.
  */
 export async function* watch(
   ctx: ServiceContext,
   filter: QueryFilter,
-  start: QueryPosition,
+  after: number,
   signal: AbortSignal,
-  timing: { pollMs?: number; settleMs?: number } = {},
+  timing: { pollMs?: number } = {},
 ): AsyncIterable<FeedEvent> {
   const pollMs = timing.pollMs ?? FEED_POLL_MS;
-  const settleMs = timing.settleMs ?? FEED_SETTLE_MS;
-  let after = start;
   while (!signal.aborted) {
-    const settled = new Date(Date.now() - settleMs).toISOString();
-    const until = filter.ingestion_end !== undefined && filter.ingestion_end < settled ? filter.ingestion_end : settled;
-    for await (const record of ctx.catalog.query({ ...filter, ingestion_end: until }, { sort: FEED_ORDER, after })) {
-      if (signal.aborted) return;
-      after = positionOf(record, FEED_ORDER);
-      yield { id: feedEventId(after), record };
+    // Every id up to the last one read is committed (ids in commit order): read up to it in windows.
+    const last = await ctx.catalog.lastChangeId();
+    while (after < last && !signal.aborted) {
+      const until = Math.min(last, after + FEED_WINDOW);
+      const entries = await ctx.catalog.changes(after, FEED_PAGE, { filter, until });
+      for (const entry of entries) {
+        if (signal.aborted) return;
+        yield { id: entry.id, change: entry.change, record: entry.record };
+      }
+      after = entries.length === FEED_PAGE ? entries.at(-1)!.id : until;
     }
     await sleep(pollMs, undefined, { signal }).catch(() => undefined);
   }

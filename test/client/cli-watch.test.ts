@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, InvalidQueryError, type FeedEvent } from '../../src/client/index.js';
 import { CONNECTED_LINE, RESUME_PREFIX } from '../../src/client/cli/watch-command.js';
 import { startCli } from '../helpers/run-cli.js';
+import { withdrawByHand } from '../helpers/withdraw-by-hand.js';
 import { startClientWorld, writeTree, type ClientWorld } from './client-world.js';
 
 const swe = (day: string) => `imap/swe/l2/2024/07/imap_swe_l2_sci_202407${day}_202407${day}_v00-01.cdf`;
@@ -63,6 +64,42 @@ describe('sdc watch and client.watch against a real server', { timeout: 120_000 
     expect(await run.stop()).toBe(0);
     expect(run.stdoutLines[0]!.split(/\s+/)).toEqual(['file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension']);
     expect(run.stdoutLines[2]!.split(/\s+/)).toEqual([swe('05'), 'swe', 'l2', 'sci', '20240705', '20240705', 'v00-01', 'cdf']);
+  });
+
+  it('follows withdrawals: the tombstone as an ndjson line, never downloaded; beside a table, a line on stderr', async () => {
+    const mirror = await world.folder('watch-withdrawals');
+    const ndjson = startCli(['watch', '--instrument', 'swe', '--data-level', 'l2', '--start-date', '20240710', '--download', '--data-dir', mirror], { env: world.env });
+    const table = startCli(['watch', '--instrument', 'swe', '--start-date', '20240710', '--output', 'table'], { env: world.env });
+    await ndjson.waitFor('stderr', (l) => l === CONNECTED_LINE);
+    await table.waitFor('stderr', (l) => l === CONNECTED_LINE);
+    await upload(swe('10'));
+    await ndjson.waitFor('stdout', (l) => l.includes(swe('10')));
+    await rm(join(mirror, swe('10')));
+    withdrawByHand(world.server.home, swe('10'), 'bad calibration', swe('11'));
+    await ndjson.waitFor('stdout', (l) => l.includes('"withdrawn"'));
+    await table.waitFor('stderr', (l) => l.startsWith('withdrawn '));
+    expect(await ndjson.stop()).toBe(0);
+    expect(await table.stop()).toBe(0);
+    const lines = ndjson.stdoutLines.filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((r) => [r.file_path, r.status ?? null])).toEqual([
+      [swe('10'), null],
+      [swe('10'), 'withdrawn'],
+    ]);
+    expect(lines[1]).toMatchObject({ withdrawn_reason: 'bad calibration', superseded_by: swe('11') });
+    // Not fetched again for the withdrawal.
+    await expect(readFile(join(mirror, swe('10')))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(table.stderrLines).toContain(`withdrawn ${swe('10')}: bad calibration (superseded by ${swe('11')})`);
+    // The SDK yields withdrawals only when asked; the resume id moves past them either way.
+    const events: FeedEvent[] = [];
+    const stop = new AbortController();
+    for await (const event of client.watch({ instrument: 'swe', start_date: '20240710' }, { lastEventId: '0', withdrawals: true, signal: stop.signal })) {
+      events.push(event);
+      if (event.change === 'withdrawn') stop.abort();
+    }
+    expect(events.map((e) => [e.change, e.record.file_path])).toEqual([
+      ['created', swe('10')],
+      ['withdrawn', swe('10')],
+    ]);
   });
 
   it("refuses bad filters with the server's message and exit status 1", async () => {

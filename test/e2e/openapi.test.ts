@@ -12,7 +12,7 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 /** What the issue asks the document to describe: both forms and the operational endpoints. */
-const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' | 'query' | 'filters' | 'coverage' | 'bearer' | 'none'; method?: string }> = {
+const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' | 'query' | 'filters' | 'coverage' | 'changes' | 'bearer' | 'none'; method?: string }> = {
   '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'upload' },
   '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'upload' },
   '/download/{path}': { statuses: ['302', '400', '404', '409'], params: 'path' },
@@ -22,6 +22,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' |
   '/v0/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/events': { statuses: ['200', '400', '429', '503'], params: 'filters' },
   '/coverage': { statuses: ['200', '400'], params: 'coverage' },
+  '/changes': { statuses: ['200', '400'], params: 'changes' },
   '/healthz': { statuses: ['200'], params: 'none' },
   '/readyz': { statuses: ['200', '503'], params: 'none' },
   '/version': { statuses: ['200'], params: 'none' },
@@ -90,6 +91,7 @@ describe('the OpenAPI description', () => {
         const filters = ALL_QUERY_PARAMETERS.filter((p) => !['limit', 'cursor', 'sort', 'format'].includes(p));
         expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(filters.map((f) => `query:${f}`).sort());
       }
+      if (expected.params === 'changes') expect(params.map((p) => `${p.in}:${p.name}`)).toEqual(['query:after', 'query:limit']);
       // The events token as a Bearer header or, for stores that cannot send one, in the URL.
       if (expected.params === 'bearer') expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['header:authorization', 'query:token']);
       if (expected.params === 'none') expect(params).toEqual([]);

@@ -264,6 +264,13 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       // Coverage.
       ...both('GET', '/coverage?instrument=swe'),
       ...both('GET', '/coverage?limit=3'),
+      // The change log (docs/api.md "The change log").
+      ...both('GET', '/changes'),
+      ...both('GET', '/changes?after=0&limit=1'),
+      ...both('GET', '/changes?after=1&limit=10000'),
+      ...both('GET', '/changes?limit=0'),
+      ...both('GET', '/changes?after=x'),
+      ...both('GET', '/changes?instrument=swe'),
     ]);
   });
 
@@ -312,7 +319,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
 
   it('answers 405 with Allow for every URL asked with a method it does not serve, and CORS preflights', async () => {
     const urls = [
-      '/', '/assets/portal.js', '/coverage', '/docs', '/docs/', '/docs/json', '/docs/yaml', '/docs/static/index.html',
+      '/', '/assets/portal.js', '/changes', '/coverage', '/docs', '/docs/', '/docs/json', '/docs/yaml', '/docs/static/index.html',
       '/docs/static/swagger-initializer.js', '/docs/static/favicon-32x32.png', `/download/${STORED}`, '/download', '/events',
       '/healthz', '/metrics', '/openapi.json', '/query', '/readyz', `/upload/${NEW}`, '/upload', `/upload/science/${NEW}`,
       `/v0/download/${STORED}`, '/v0/download', '/v0/query', `/v0/upload/science/${NEW}`, '/v0/upload/science', '/version',
@@ -396,6 +403,8 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       ...both('GET', '/v0/query?instrument=swe', withKey),
       ...both('GET', '/coverage?instrument=swe'),
       ...both('GET', '/coverage?instrument=swe', withKey),
+      ...both('GET', '/changes?limit=2'),
+      ...both('GET', '/changes?limit=2', withKey),
       // Refused before the feed would open: the same 401 on both carriers.
       ...both('GET', '/events'),
       ...both('GET', '/metrics', { compare: 'status' }),

@@ -6,6 +6,8 @@ import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { POSTGRES_REFRESH_ALL_SQL, postgresRefreshSql, productArrays } from '../product-refresh.js';
 import { RECORD_COLUMN_LIST as COLUMNS, RECORD_COLUMNS } from '../record-columns.js';
+import { changeTime, POSTGRES_CHANGE_LOCK_SQL, recordJson } from '../change-log.js';
+import { postgresJsonRecord } from './postgres-json-record.js';
 
 /** Records turned into COPY text at once: few enough to die young. */
 const PIECE = 1000;
@@ -24,12 +26,27 @@ const COMMIT_EVERY = 100_000;
 const STAGING = 'pg_temp.sdc_files_load';
 
 /**
+ * The change log's entries of the rows loaded since the last commit, kept in a temporary table
+ * (no WAL) until just before the commit, when they are appended under the log's lock
+ * (change-log.ts): the lock is then held for that statement and the commit only, and never
+ * while the load waits for another writer's row.
+ */
+const CREATED = 'pg_temp.sdc_changes_load';
+
+/** Those entries into the log, in the order they were loaded; parameter: the time. */
+const APPEND_CREATED = `INSERT INTO changes (time, change, file_path, record) SELECT $1, 'created', file_path, record FROM ${CREATED} ORDER BY n`;
+
+/**
  * Staged rows into the table with the same ON CONFLICT DO NOTHING as insertMany. In path
  * order, so the primary key's B-tree is filled in order; ctid (the order they were copied
  * in: the staging table is only appended to, and emptied by TRUNCATE) breaks ties, so that
  * of a path given twice the first is kept.
  */
-const MOVE_STAGED = `INSERT INTO files (${COLUMNS}) SELECT ${COLUMNS} FROM ${STAGING} ORDER BY file_path, ctid ON CONFLICT DO NOTHING`;
+const MOVE_STAGED = `WITH moved AS (
+  INSERT INTO files (${COLUMNS}) SELECT ${COLUMNS} FROM ${STAGING} ORDER BY file_path, ctid ON CONFLICT DO NOTHING
+  RETURNING file_path, ${postgresJsonRecord()})
+  INSERT INTO ${CREATED} (file_path, record) SELECT * FROM moved`;
+
 
 /** PostgreSQL's unique_violation: a chunk copied straight in held a path already there, or one twice. */
 const UNIQUE_VIOLATION = '23505';
@@ -73,6 +90,23 @@ async function copyInto(client: pg.PoolClient, table: string, records: readonly 
   await done;
 }
 
+/** The change log's entries of records copied straight into the table (all of them were inserted), kept until the commit. */
+async function copyCreated(client: pg.PoolClient, records: readonly FileRecord[]): Promise<void> {
+  const stream: CopyStreamQuery = client.query(copyFrom(`COPY ${CREATED} (file_path, record) FROM STDIN`));
+  const done = new Promise((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  done.catch(() => undefined);
+  for (let i = 0; i < records.length; i += PIECE) {
+    let out = '';
+    for (let j = i; j < Math.min(records.length, i + PIECE); j++) out += `${text(records[j]!.file_path)}\t${text(recordJson(records[j]!))}\n`;
+    if (!stream.write(out)) await Promise.race([once(stream, 'drain'), done]);
+  }
+  stream.end();
+  await done;
+}
+
 /**
  * A bulk load of a PostgreSQL catalog on one pooled connection, CHUNK_ROWS records at a time,
  * each chunk sorted by path. A chunk is first copied straight into the table (COPY: no
@@ -103,6 +137,18 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     let inserted = 0;
     let sinceCommit = 0;
     let setAside: string[] | undefined;
+    await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_changes_load (n bigserial, file_path text, record text)`);
+    await c.query(`TRUNCATE ${CREATED}`);
+    let created = 0;
+    const commit = async () => {
+      if (created > 0) {
+        await c.query(POSTGRES_CHANGE_LOCK_SQL);
+        await c.query(APPEND_CREATED, [changeTime()]);
+        await c.query(`TRUNCATE ${CREATED}`);
+        created = 0;
+      }
+      await c.query('COMMIT');
+    };
     // Straight into the table until a chunk holds a path that is already there.
     let straight = true;
     let staging = false;
@@ -114,8 +160,10 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
         await c.query('SAVEPOINT sdc_chunk');
         try {
           await copyInto(c, 'files', chunk);
+          await copyCreated(c, chunk);
           await c.query('RELEASE SAVEPOINT sdc_chunk');
           inserted += chunk.length;
+          created += chunk.length;
           if (!setAside) await refreshProductsOf(c, chunk);
           return;
         } catch (err) {
@@ -132,6 +180,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       await copyInto(c, STAGING, chunk);
       const moved = (await c.query(MOVE_STAGED)).rowCount ?? 0;
       inserted += moved;
+      created += moved;
       await c.query(`TRUNCATE ${STAGING}`);
       if (!setAside && moved > 0) await refreshProductsOf(c, chunk);
     };
@@ -142,7 +191,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       await load(chunk);
       chunk = [];
       if (!setAside && (sinceCommit += CHUNK_ROWS) >= COMMIT_EVERY) {
-        await c.query('COMMIT');
+        await commit();
         await c.query('BEGIN');
         sinceCommit = 0;
       }
@@ -155,12 +204,13 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       // Latest flags and coverage rows of the whole table, once (product-refresh.ts).
       for (const text of POSTGRES_REFRESH_ALL_SQL) await c.query(text);
     }
-    await c.query('COMMIT');
+    await commit();
     // The records are committed: what follows cannot fail the load. As after insertMany,
     // statistics now rather than when autovacuum comes by; the staging table, if any, is
     // dropped (or goes with the connection, dropped if this fails).
     try {
       if (staging) await c.query(`DROP TABLE ${STAGING}`);
+      await c.query(`DROP TABLE ${CREATED}`);
       await analyzeAfterLoad(c, inserted);
     } catch {
       failed = true;

@@ -1,11 +1,19 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { FileRecord } from '../file-record.js';
+import { sqliteCreatedSinceSql } from '../change-log.js';
 import { putRow, RECORD_COLUMN_COUNT, RECORD_COLUMN_LIST } from '../record-columns.js';
+import { sqliteJsonRecord } from './sqlite-json-record.js';
 
 /*
  * The SQLite bulk-insert steps that the catalog's insertMany (sqlite-catalog.ts) and the bulk
  * load on a connection of its own (sqlite-bulk-load.ts) share.
  */
+
+/**
+ * The change log's 'created' entries of a write transaction's new rows, the rows past the
+ * largest rowid it began with (change-log.ts); parameters: time, that rowid (rowsAtMost).
+ */
+export const APPEND_CREATED = sqliteCreatedSinceSql(sqliteJsonRecord());
 
 /** Rows per multi-row INSERT of a bulk load (a parameter per record column each, far under SQLite's limit). */
 const BULK_ROWS = 100;
@@ -46,9 +54,15 @@ export function analyzeIfStale(db: Database): void {
   db.exec('ANALYZE files');
 }
 
-/** The secondary indexes of the files table as the database has them (their SQL kept), dropped. */
+/**
+ * The secondary indexes of the files table, and of the change log that grows with it (one
+ * entry per new record), as the database has them (their SQL kept), dropped.
+ */
 export function setIndexesAside(db: Database): { name: string; sql: string }[] {
-  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('files', 'changes') AND sql IS NOT NULL").all() as {
+    name: string;
+    sql: string;
+  }[];
   for (const index of indexes) db.exec(`DROP INDEX "${index.name.replace(/"/g, '""')}"`);
   return indexes;
 }

@@ -2,8 +2,9 @@ import Database from 'better-sqlite3';
 import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
-import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
+import { analyzeIfStale, APPEND_CREATED, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
 import { sqliteRefresher } from './sqlite-product-refresh.js';
+import { changeTime } from '../change-log.js';
 
 /**
  * Records held at once: a piece is sorted by path and inserted, then dropped. Small enough
@@ -57,7 +58,16 @@ export async function sqliteBulkLoad(
     let inserted = 0;
     let sinceCommit = 0;
     let setAside: { name: string; sql: string }[] | undefined;
+    // The change log's entries for each transaction's new rows, appended before its commit
+    // (rowids past the largest at its start: change-log.ts).
+    const appendCreated = db.prepare(APPEND_CREATED);
     db.exec('BEGIN IMMEDIATE');
+    let mark = rowsAtMost(db);
+    let sinceMark = 0;
+    const commit = () => {
+      if (sinceMark > 0) appendCreated.run(changeTime(), mark);
+      db!.exec('COMMIT');
+    };
     try {
       for await (const piece of piecesOf(records, PIECE, source)) {
         piece.sort(byPath);
@@ -65,19 +75,22 @@ export async function sqliteBulkLoad(
         if (!setAside && outgrowsTable(given, atStart)) setAside = setIndexesAside(db);
         const added = insert(piece);
         inserted += added;
+        sinceMark += added;
         // Latest flags and coverage rows as the load goes, while the indexes are kept; all at
         // once at its end otherwise (product-refresh.ts).
         if (!setAside && added > 0) refresh.products(piece);
         if (!setAside && (sinceCommit += piece.length) >= COMMIT_EVERY) {
-          db.exec('COMMIT');
+          commit();
           db.exec('BEGIN IMMEDIATE');
+          mark = rowsAtMost(db);
+          sinceMark = 0;
           sinceCommit = 0;
         }
       }
       for (const index of setAside ?? []) db.exec(index.sql);
       if (setAside) refresh.all();
       analyzeIfStale(db);
-      db.exec('COMMIT');
+      commit();
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw err;

@@ -12,7 +12,8 @@ import { recordOfRow } from '../record-columns.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
 import { SqlCatalog } from '../sql-catalog.js';
-import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
+import { changeTime } from '../change-log.js';
+import { analyzeIfStale, APPEND_CREATED, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
 import { sqliteBulkLoad } from './sqlite-bulk-load.js';
 import { SqliteKeyStore } from './sqlite-key-store.js';
 import { sqliteRefresher } from './sqlite-product-refresh.js';
@@ -154,8 +155,11 @@ export class SqliteCatalog extends SqlCatalog {
       // A load larger than what is there already: drop the secondary indexes, fill the table,
       // build them again in one pass each (far cheaper than as many random inserts), all in
       // this transaction, so readers see the old table, indexes included, until it commits.
-      const indexes = outgrowsTable(sorted.length, rowsAtMost(writer)) ? setIndexesAside(writer) : [];
+      const before = rowsAtMost(writer);
+      const indexes = outgrowsTable(sorted.length, before) ? setIndexesAside(writer) : [];
       const inserted = insert(sorted);
+      // The change log's 'created' entries of the rows just inserted (change-log.ts).
+      if (inserted > 0) this.write(APPEND_CREATED).run(changeTime(), before);
       for (const index of indexes) writer.exec(index.sql);
       // Latest flags and coverage rows: all of them after a load that outgrew the table.
       if (indexes.length > 0) refresh.all();

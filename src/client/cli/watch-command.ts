@@ -25,7 +25,7 @@ export const CONNECTED_LINE = 'sdc watch: connected, waiting for new files';
 export function registerWatchCommand(program: Command, prefix: string): void {
   const cmd = program
     .command('watch')
-    .description('print each new file matching the filters as it is indexed; optionally download it')
+    .description('print each new file matching the filters as it is indexed, and each withdrawal; optionally download the new files')
     .option('--last-event-id <id>', 'continue just after this event (from an earlier run) instead of from now')
     .option('--download', 'download each new file into the data directory before printing it')
     .option('-f, --force', 'with --download: download even when an identical copy is already there');
@@ -62,8 +62,10 @@ Examples:
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
       let lastId = flags.lastEventId;
       let failed = 0;
+      const format = flags.output ?? (process.stdout.isTTY ? 'table' : 'ndjson');
       const events = client.watch(filterFrom(flags), {
         lastEventId: flags.lastEventId,
+        withdrawals: true,
         signal: stop.signal,
         onConnect: () => flags.quiet || message(CONNECTED_LINE),
         onReconnect: (err, attempt, delayMs) =>
@@ -71,14 +73,22 @@ Examples:
       });
       // A record is printed once handled (downloaded, with --download); its id then counts as done.
       async function* handled(): AsyncIterable<ArchiveRecord> {
-        for await (const { id, record } of events) {
+        for await (const { id, change, record } of events) {
+          if (change === 'withdrawn') {
+            // Never downloaded. ndjson: the tombstone record (its "status": "withdrawn" tells it
+            // apart); a table: a line of its own on stderr, not a row that reads as a new file.
+            if (format === 'ndjson') yield record;
+            else message(withdrawnLine(record));
+            lastId = id;
+            continue;
+          }
           if (!flags.download || (await download(client, record, config.dataDir, flags.force === true, message))) yield record;
           else failed++;
           lastId = id;
         }
       }
       try {
-        await writeRecords(handled(), flags.output ?? (process.stdout.isTTY ? 'table' : 'ndjson'), process.stdout, { live: true });
+        await writeRecords(handled(), format, process.stdout, { live: true });
       } catch (err) {
         if (err instanceof InvalidQueryError && flags.lastEventId !== undefined && lastId === flags.lastEventId && /Last-Event-ID/i.test(err.message)) {
           // The id was refused: say what a valid one looks like, and do not offer it back to resume with.
@@ -101,11 +111,17 @@ Examples:
     });
 }
 
+/** A withdrawal as `sdc watch` prints it beside a table: `withdrawn <path>: <reason>`, and its replacement. */
+export function withdrawnLine(record: ArchiveRecord): string {
+  const tombstone = record as ArchiveRecord & { withdrawn_reason?: string; superseded_by?: string };
+  return `withdrawn ${record.file_path}: ${tombstone.withdrawn_reason ?? '(no reason given)'}${tombstone.superseded_by ? ` (superseded by ${tombstone.superseded_by})` : ''}`;
+}
+
 /** What a refused --last-event-id gets: what a valid id is and where it comes from. */
 export function badResumeId(id: string): string {
   return (
     `sdc watch: --last-event-id ${JSON.stringify(id)} is not an id this service handed out. A valid id is the one printed by an ` +
-    `earlier run on its last line, "${RESUME_PREFIX}<id>": a long string of letters, digits, - and _ (e.g. WyJpbmdlc3Rpb25fZGF0ZSIs...), ` +
+    `earlier run on its last line, "${RESUME_PREFIX}<id>": a whole number (an id of the change log; an earlier version's long string of letters, digits, - and _ is still taken), ` +
     'copied whole. Leave the option out to start from now.'
   );
 }

@@ -1,0 +1,148 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { CatalogDialect } from './catalog-dialect.js';
+import type { FileRecord } from './file-record.js';
+import { whereOf } from './filter-sql.js';
+import type { QueryFilter } from './query-filter.js';
+import { RECORD_FIELDS } from '../wire/record.js';
+import type { CatalogDatabase } from './schema.js';
+
+/*
+ * The change log (docs/api.md "The change log"): one entry per ingest ('created') and per
+ * withdrawal ('withdrawn'), appended in the transaction that makes the change, never changed
+ * afterwards. Its ids are given in commit order, so a reader that asks for "after N" never
+ * misses an entry that commits late:
+ * - SQLite serialises its write transactions, and the id is given inside one;
+ * - PostgreSQL gives bigserial values when a row is inserted, not at commit: two writers could
+ *   commit ids 8 then 7, and a reader that saw 8 would skip 7. Every append first takes one
+ *   transaction-level advisory lock (held until commit or rollback), so from the first id a
+ *   transaction takes to its commit no other transaction takes one: ids commit in order.
+ * The appends are each transaction's last statements, so the lock is held only for them and
+ * the commit, and a writer never waits for a row while holding it (no deadlock with another
+ * writer that waits for the lock).
+ */
+
+export type ChangeKind = 'created' | 'withdrawn';
+
+/** One entry of the log as stored: the record as the change left it, as its JSON text. */
+export interface ChangeEntry {
+  readonly id: number;
+  /** When the change was committed (appended just before its commit), ISO-8601 UTC. */
+  readonly time: string;
+  readonly change: ChangeKind;
+  readonly file_path: string;
+  /** JSON text of the record (what GET /query answers for it); for 'withdrawn', the tombstone record. */
+  readonly record: string;
+}
+
+/** The log's advisory lock on PostgreSQL (a constant used for nothing else: "sdc-chng" as a 64-bit integer). */
+export const CHANGE_LOG_LOCK = '8314879858625244775';
+
+/** Taken before a PostgreSQL transaction's first append, held to its commit (see above). */
+export const POSTGRES_CHANGE_LOCK_SQL = `SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
+
+/** A record's JSON text as a query answers it: fields in record order, absent ones left out. */
+export function recordJson(record: FileRecord): string {
+  const out: Record<string, unknown> = {};
+  for (const field of RECORD_FIELDS) {
+    const value = record[field];
+    if (value !== undefined && value !== null) out[field] = value;
+  }
+  return JSON.stringify(out);
+}
+
+/** The entries after `after` (an id), oldest first, at most `limit`: rows of (id, time, change, file_path, record). */
+export const CHANGES_AFTER_SQL = 'SELECT id, time, change, file_path, record FROM changes WHERE id > ? ORDER BY id LIMIT ?';
+
+/** The largest id (0 for an empty log), from the primary key alone. */
+export const LAST_CHANGE_ID_SQL = 'SELECT max(id) FROM changes';
+
+/** What narrows a read of the log beyond `after` and `limit`. */
+export interface ChangesRange {
+  /** Only entries whose file's record matches (the files row as it is now, filter-sql.ts: its one home). */
+  readonly filter?: QueryFilter;
+  /** Only entries with an id up to this one. */
+  readonly until?: number;
+}
+
+/**
+ * The entries after an id, oldest first, at most `limit`, within `range`; with a filter, the
+ * log joined to the files row of each entry's path, the query's WHERE applied to it (a
+ * withdrawal's entry then passes exactly the filters its file passes). `collation`: the
+ * dialect's byte-order collation (PostgreSQL's file_path is "C", the log's the default).
+ */
+export function changesSql(after: number, limit: number, range: ChangesRange, collation: string | undefined): { readonly text: string; readonly params: unknown[] } {
+  const params: unknown[] = [after];
+  const where = ['changes.id > ?'];
+  if (range.until !== undefined) {
+    where.push('changes.id <= ?');
+    params.push(range.until);
+  }
+  const filtered = range.filter === undefined ? [] : whereOf(range.filter, params);
+  const join = filtered.length === 0 ? '' : ` JOIN files ON files.file_path = changes.file_path${collation ? ` COLLATE "${collation}"` : ''}`;
+  params.push(limit);
+  return {
+    text: `SELECT changes.id, changes.time, changes.change, changes.file_path, changes.record FROM changes${join} WHERE ${[...where, ...filtered].join(' AND ')} ORDER BY changes.id LIMIT ?`,
+    params,
+  };
+}
+
+/** The id of the n-th entry after `after` (parameters: after, n - 1), from the primary key alone. */
+export const CHANGE_ID_AT_SQL = 'SELECT id FROM changes WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?';
+
+/** An entry from a row of CHANGES_AFTER_SQL's columns (PostgreSQL returns bigint ids as text). */
+export function changeOfRow(row: readonly unknown[]): ChangeEntry {
+  return { id: Number(row[0]), time: String(row[1]), change: String(row[2]) as ChangeKind, file_path: String(row[3]), record: String(row[4]) };
+}
+
+/** The time an entry carries: now, at its append, just before its transaction commits. */
+export function changeTime(): string {
+  return new Date().toISOString();
+}
+
+/**
+ * Appends entries in a writing transaction of the catalog (Kysely's `trx`, e.g. SqlCatalog's
+ * transactionReportingCause), in the order given: call it as the transaction's last write
+ * (see above: on PostgreSQL it takes the log's lock, held to commit).
+ */
+export async function appendChanges(
+  trx: Kysely<CatalogDatabase>,
+  dialect: CatalogDialect,
+  entries: readonly { readonly change: ChangeKind; readonly record: FileRecord }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  const time = changeTime();
+  if (dialect.engine === 'postgres') {
+    await trx.executeQuery(CompiledQuery.raw(POSTGRES_CHANGE_LOCK_SQL, []));
+    // Arrays, one parameter each however many entries; WITH ORDINALITY keeps their order for the ids.
+    await trx.executeQuery(
+      CompiledQuery.raw(
+        `INSERT INTO changes (time, change, file_path, record)
+           SELECT $1, e.change, e.file_path, e.record FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS e(change, file_path, record, n) ORDER BY e.n`,
+        [time, entries.map((e) => e.change), entries.map((e) => e.record.file_path), entries.map((e) => recordJson(e.record))],
+      ),
+    );
+    return;
+  }
+  for (const e of entries) {
+    await trx.insertInto('changes').values({ time, change: e.change, file_path: e.record.file_path, record: recordJson(e.record) }).execute();
+  }
+}
+
+/**
+ * One entry, e.g. 'withdrawn' with the tombstone record (the record as the withdrawal left it:
+ * status, withdrawn_date, withdrawn_reason, withdrawn_by, superseded_by), from any
+ * SqlCatalog transaction.
+ */
+export function appendChange(trx: Kysely<CatalogDatabase>, dialect: CatalogDialect, entry: { readonly change: ChangeKind; readonly record: FileRecord }): Promise<void> {
+  return appendChanges(trx, dialect, [entry]);
+}
+
+/**
+ * SQLite: 'created' entries for the rows a write transaction inserted, by statement: the files
+ * table's rowids are given one past the largest (nothing is deleted from it), and writes are
+ * serialised, so the transaction's rows are those past the largest rowid it began with
+ * (rowsAtMost). Parameters: time, that rowid. In insertion order. `json`: the dialect's JSON text.
+ */
+export function sqliteCreatedSinceSql(json: string): string {
+  return `INSERT INTO changes (time, change, file_path, record) SELECT ?, 'created', file_path, ${json} FROM files WHERE rowid > ? ORDER BY rowid`;
+}
