@@ -20,3 +20,4 @@ export * from './multipart-upload.js';
 export * from './ingest-sweep.js';
 export * from './metalink.js';
 export * from './withdraw.js';
+export * from './purge.js';
