@@ -15,7 +15,7 @@ type Document = { openapi: string; paths: Record<string, Record<string, Operatio
 const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 'filters' | 'coverage' | 'bearer' | 'none'; method?: string }> = {
   '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
-  '/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
+  '/download/{path}': { statuses: ['302', '400', '403', '404', '410'], params: 'path' },
   '/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/v0/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/v0/download/{path}': { statuses: ['302', '400', '404'], params: 'path' },
@@ -26,6 +26,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'query' | 
   '/readyz': { statuses: ['200', '503'], params: 'none' },
   '/version': { statuses: ['200'], params: 'none' },
   '/events/s3': { statuses: ['200', '400', '401', '403'], params: 'bearer', method: 'post' },
+  '/withdraw/{path}': { statuses: ['200', '400', '401', '403', '404', '409'], params: 'path', method: 'post' },
 };
 
 describe('the OpenAPI description', () => {
@@ -73,7 +74,11 @@ describe('the OpenAPI description', () => {
         expect(response.content, path).toBeDefined();
       }
       const params = get.parameters ?? [];
-      if (expected.params === 'path') expect(params).toMatchObject([{ name: 'path', in: 'path', required: true }]);
+      if (expected.params === 'path') {
+        // The current form's download also takes ?withdrawn=include (docs/api.md "Withdrawn files").
+        const others = path === '/download/{path}' ? [{ name: 'withdrawn', in: 'query', required: false }] : [];
+        expect(params).toMatchObject([...others, { name: 'path', in: 'path', required: true }]);
+      }
       if (expected.params === 'query') {
         expect(params.map((p) => p.name)).toEqual([...ALL_QUERY_PARAMETERS]);
         expect(params.every((p) => p.in === 'query' && !p.required)).toBe(true);
