@@ -22,6 +22,7 @@ import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
 import { HAVE_S3, S3_SKIPPED, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
 import { putBytes } from '../contract/store-contract.js';
 import { eventBridgeEvent, s3Notification, v1Event, v2Event, withV1Headers } from './lambda-events.js';
+import { RECORD_FIELDS } from '../../src/wire/record.js';
 
 const NAME = 'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf';
 const PATH = `imap/swe/l1a/2024/01/${NAME}`;
@@ -91,7 +92,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
     expect(page.headers!.link).toMatch(/^<https:\/\/xyz789abcd\.execute-api\.us-west-2\.amazonaws\.com\/prod\/query\?instrument=swe&limit=1&cursor=[^>]+>; rel="next"$/);
     const csv = await api(withV1Headers(v1Event('/query', { instrument: ['swe'] }), { Accept: 'text/csv' }));
     expect(csv.headers!['content-type']).toBe('text/csv; charset=utf-8');
-    expect(csv.body.split('\r\n')[0]).toBe('file_path,instrument,data_level,descriptor,start_date,end_date,version,extension,ingestion_date,size,sha256,uploader');
+    expect(csv.body.split('\r\n')[0]).toBe(RECORD_FIELDS.join(','));
   });
 
   it('redirects a download through a v2 event on a named stage to the signed address of the bytes', async () => {
