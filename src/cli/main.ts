@@ -19,10 +19,12 @@ const COMMANDS: Readonly<Record<string, (program: Command) => Promise<void>>> = 
   upload: async (p) => (await import('../client/cli/upload-command.js')).registerUploadCommand(p, await clientPrefix()),
   download: async (p) => (await import('../client/cli/download-command.js')).registerDownloadCommand(p, await clientPrefix()),
   watch: async (p) => (await import('../client/cli/watch-command.js')).registerWatchCommand(p, await clientPrefix()),
+  withdraw: async (p) => (await import('../client/cli/withdraw-command.js')).registerWithdrawCommand(p, await clientPrefix()),
   seed: async (p) => (await import('./seed-command.js')).registerSeedCommand(p),
   keys: async (p) => (await import('./keys-command.js')).registerKeysCommand(p),
   reconcile: async (p) => (await import('./reconcile-command.js')).registerReconcileCommand(p),
   audit: async (p) => (await import('./audit-command.js')).registerAuditCommand(p),
+  purge: async (p) => (await import('./purge-command.js')).registerPurgeCommand(p),
   migrate: async (p) => (await import('./migrate-command.js')).registerMigrateCommand(p),
   // One module registers both.
   backup: backupCommands,
@@ -46,7 +48,7 @@ const program = new Command('sdc')
 // The program's own options come before the command's name (enablePositionalOptions), so the
 // first argument is the command, or a program option such as --version or --help.
 const named = process.argv[2];
-if (named === 'query' || named === 'upload' || named === 'download' || named === 'watch') {
+if (named === 'query' || named === 'upload' || named === 'download' || named === 'watch' || named === 'withdraw') {
   // The client's HTTP parser (undici's llhttp) is WebAssembly: V8 would optimise it on a
   // background thread that the process then waits for at exit, ~0.8 s on the test machine for
   // a one-page `sdc query`. The baseline compiler alone parses headers fast enough for a client;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { QueryFilter, QueryParameters } from './archive-record.js';
-import { queryString } from './archive-record.js';
+import { isArchiveRecord, queryString, type ArchiveRecord } from './archive-record.js';
 import { AnswerTooLargeError, BadResponseError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
 import { answerError, discard, encodePath, readMessage } from './http-transport.js';
@@ -31,6 +31,16 @@ export async function requestDownloadAddress(ctx: ClientContext, pathOrName: str
     throw new BadResponseError(`expected a redirect to the file from /download, got ${res.statusCode}: ${text.slice(0, 200)}`, res.statusCode);
   }
   return signedAddress(new URL(address, ctx.transport.baseUrl).href, text, 'download');
+}
+
+/** POST /withdraw/{path} (docs/api.md "Withdrawn files"): the record as it now is. Never retried: a second try of one that went through answers 409. */
+export async function requestWithdrawal(ctx: ClientContext, path: string, body: { reason: string; superseded_by?: string }): Promise<ArchiveRecord> {
+  const res = await ctx.transport.apiCall('POST', `/withdraw/${encodePath(path)}`, body);
+  if (res.statusCode !== 200) throw await answerError('withdraw', res);
+  const text = await res.body.text();
+  const record = parseJson(text);
+  if (!isArchiveRecord(record)) throw new BadResponseError(`expected the withdrawn file's record from /withdraw, got: ${text.slice(0, 200)}`, res.statusCode);
+  return record;
 }
 
 /** An open query answer: the body (a JSON array) still to be read, and the paging headers. */

@@ -8,6 +8,8 @@
 export type ClientErrorCode =
   | 'InvalidName'
   | 'InvalidQuery'
+  | 'InvalidRequest'
+  | 'Withdrawn'
   | 'NotFound'
   | 'Conflict'
   | 'Denied'
@@ -63,6 +65,18 @@ export class InvalidQueryError extends ClientError {
  */
 export class AnswerTooLargeError extends InvalidQueryError {
   override name = 'AnswerTooLargeError';
+}
+
+/** A request the service refused as malformed (400) that names no file nor query: a withdrawal's body, say. */
+export class InvalidRequestError extends ClientError {
+  override name = 'InvalidRequestError';
+  readonly code = 'InvalidRequest';
+}
+
+/** The file was withdrawn (410, docs/api.md "Withdrawn files"): the message names the date, reason and replacement. */
+export class WithdrawnError extends ClientError {
+  override name = 'WithdrawnError';
+  readonly code = 'Withdrawn';
 }
 
 export class NotFoundError extends ClientError {
@@ -166,14 +180,16 @@ export class LocalFileError extends ClientError {
 }
 
 /** The operation a status came from decides what a 400 means. */
-export type Operation = 'upload' | 'download' | 'query' | 'transfer';
+export type Operation = 'upload' | 'download' | 'query' | 'transfer' | 'withdraw';
 
 /** The typed error for a status the server answered with, carrying its message and its X-Error-Code. */
 export function errorForStatus(operation: Operation, status: number, message: string, serverCode?: string): ClientError {
   const text = message.trim().slice(0, 500) || `HTTP ${status}`;
   const coded = { serverCode };
   if (status === 400 && operation === 'transfer') return new BadResponseError(`the object store refused the request (400): ${text}`, status, coded);
+  if (status === 400 && operation === 'withdraw') return new InvalidRequestError(text, status, coded);
   if (status === 400) return operation === 'query' ? new InvalidQueryError(text, status, coded) : new InvalidNameError(text, status, coded);
+  if (status === 410) return new WithdrawnError(text, status, coded);
   if (status === 401 || status === 403) return new DeniedError(text, status, coded);
   if (status === 404) return new NotFoundError(text, status, coded);
   // 412: S3's answer to a conditional PUT (If-None-Match: *) of a key that is taken.

@@ -1,5 +1,5 @@
 import { IMAP_MISSION, resolveRequestPath, type MissionConfig } from '../mission/index.js';
-import { requestDownloadAddress, requestUploadAddress } from './api-calls.js';
+import { requestDownloadAddress, requestUploadAddress, requestWithdrawal } from './api-calls.js';
 import type { ArchiveRecord, QueryFilter, QueryParameters } from './archive-record.js';
 import { InvalidNameError } from './client-errors.js';
 import type { ClientContext } from './client-context.js';
@@ -158,6 +158,16 @@ export class Client {
   /** Downloads a file (full stored path or bare name) to `<dest>/<stored path>` (default dest: the working directory). */
   download(pathOrName: string, options: DownloadOptions = { dest: '.' }): Promise<DownloadResult> {
     return downloadFile(this.ctx, pathOrName, options);
+  }
+
+  /**
+   * Withdraws a file (full stored path or bare name) with a reason, and optionally the file
+   * that replaces it; needs a curator key. Answers the record as it now is (docs/api.md
+   * "Withdrawn files"); a file already withdrawn is a ConflictError.
+   */
+  withdraw(pathOrName: string, options: { readonly reason: string; readonly supersededBy?: string }): Promise<ArchiveRecord> {
+    const body = options.supersededBy === undefined ? { reason: options.reason } : { reason: options.reason, superseded_by: options.supersededBy };
+    return requestWithdrawal(this.ctx, this.storedPath(pathOrName), body);
   }
 
   /** A signed PUT address for a path (after the local name checks). */

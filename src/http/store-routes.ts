@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Readable } from 'node:stream';
 import { fixityFailed, type FileRecord } from '../catalog/index.js';
 import { ALREADY_EXISTS, FIXITY_FAILED, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
-import { ingest, type ServiceContext } from '../service/index.js';
+import { ingest, withdrawnError, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { storedMediaType } from '../wire/media-type.js';
@@ -33,6 +33,17 @@ export function reprDigest(hex: string): string {
 function noneMatchHits(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * Whether a download address was signed before `date`: it was signed `downloadTtl` seconds
+ * before its expiry, to the second (an address signed within the withdrawal's own second counts
+ * as after it).
+ */
+function signedBeforeAt(downloadTtl: number, request: FastifyRequest, date: string | undefined): boolean {
+  const { expires } = (request.query ?? {}) as StoreQuery;
+  const withdrawnSecond = Math.floor(Date.parse(date ?? '') / 1000);
+  return Number.isNaN(withdrawnSecond) || Number(expires) - downloadTtl < withdrawnSecond;
 }
 
 /** Each request's signature verdict, decided once (a request is never checked twice: HMACs cost). */
@@ -173,6 +184,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       return reply.code(200).header('ETag', `"${result.sha256}"`).send();
     });
 
+    const signedBefore = (request: FastifyRequest, date: string | undefined) => signedBeforeAt(ctx.downloadTtl, request, date);
     app.get('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       const key = authorize(request, reply);
       if (key === undefined) return reply;
@@ -187,6 +199,10 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       // Bytes an audit found damaged are never served as good, even through an address handed
       // out before the audit (docs/api.md "Damaged files").
       if (record && fixityFailed(record.fixity)) return sendError(reply, FIXITY_FAILED.create(key, record.verified_date ?? 'an earlier date', record.fixity));
+      // A withdrawn file's bytes are for curators only: an address signed before the withdrawal
+      // (handed to anyone) answers its 410 from then on; one signed since can only be a
+      // curator's (/download?withdrawn=include; docs/api.md "Withdrawn files").
+      if (record?.status === 'withdrawn' && signedBefore(request, record.withdrawn_date)) return sendError(reply, withdrawnError(record));
       return serveStored(request, reply, key, record);
     });
 

@@ -21,3 +21,5 @@ export * from './ingest-sweep.js';
 export * from './metalink.js';
 export * from './audit.js';
 export * from './changes.js';
+export * from './withdraw.js';
+export * from './purge.js';

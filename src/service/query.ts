@@ -30,6 +30,11 @@ export async function query(
   if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
   const { filter, options } = parsed;
   const format = parsed.format ?? formatFromAccept(info.accept);
+  // A Metalink hands out signed addresses, which need no key: withdrawn files are never in one
+  // (their bytes are for curators only: docs/api.md "Withdrawn files").
+  if (format === 'metalink' && filter.status !== undefined) {
+    return failure(INVALID_QUERY.create('format=metalink lists archived files only (withdrawn files are never offered for download); leave status out.'), QUERY_HEADERS);
+  }
   const headers: Record<string, string> = { ...QUERY_HEADERS, 'Content-Type': MEDIA_TYPES[format] };
   // A browser following the portal's link saves the document rather than showing it.
   if (format === 'metalink') headers['Content-Disposition'] = `attachment; filename="${METALINK_FILE_NAME}"`;

@@ -98,12 +98,15 @@ export async function* watch(
   timing: { pollMs?: number } = {},
 ): AsyncIterable<FeedEvent> {
   const pollMs = timing.pollMs ?? FEED_POLL_MS;
+  // The feed tells every change of a matching file, its withdrawal included, whatever the file's
+  // status now; `status=withdrawn` narrows it to withdrawn files (docs/api.md "The change log").
+  const entriesOf: QueryFilter = filter.status === undefined ? { ...filter, status: 'any' } : filter;
   while (!signal.aborted) {
     // Every id up to the last one read is committed (ids in commit order): read up to it in windows.
     const last = await ctx.catalog.lastChangeId();
     while (after < last && !signal.aborted) {
       const until = Math.min(last, after + FEED_WINDOW);
-      const entries = await ctx.catalog.changes(after, FEED_PAGE, { filter, until });
+      const entries = await ctx.catalog.changes(after, FEED_PAGE, { filter: entriesOf, until });
       for (const entry of entries) {
         if (signal.aborted) return;
         yield { id: entry.id, change: entry.change, record: entry.record };

@@ -116,6 +116,11 @@ export interface ObjectStore {
   /** Liveness check for /readyz. */
   ping(): Promise<void>;
   /**
+   * Deletes a stored object; false when there was none (idempotent). Only `sdc purge` calls it,
+   * for the kept bytes of withdrawn files (docs/deploy.md "Purging withdrawn files").
+   */
+  purge(key: string): Promise<boolean>;
+  /**
    * True when every instance uses this same store (S3): its outage is then no reason to take
    * one instance out of a balancer, and /readyz reports it as "degraded" instead of failing.
    */

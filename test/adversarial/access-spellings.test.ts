@@ -48,7 +48,7 @@ function spellings(base: string, url: string): string[] {
 function documentedUrl(url: string): string {
   if (url.startsWith('/docs')) return '/docs/*';
   if (url.startsWith('/store/')) return url.replace(/\*$/, '{key}');
-  return /^\/(v0\/)?(uploads?|download)\//.test(url) ? url.replace(/\*$/, '{path}') : url;
+  return /^\/(v0\/)?(uploads?|download|withdraw)\//.test(url) ? url.replace(/\*$/, '{path}') : url;
 }
 
 const routesOf = (table: readonly AccessEntry[], access: AccessClass, method = 'GET') =>
@@ -72,7 +72,8 @@ describe('access is decided on the matched route, whatever the spelling of the U
   it('every route declares a class, and the key-protected ones are the ones expected', () => {
     const table = server.app.accessTable();
     expect(table.length).toBeGreaterThan(20);
-    for (const entry of table) expect(['public', 'read', 'upload', 'signed', 'operator']).toContain(entry.access);
+    for (const entry of table) expect(['public', 'read', 'upload', 'curator', 'signed', 'operator']).toContain(entry.access);
+    expect(routesOf(table, 'curator', 'POST').sort()).toEqual(['/withdraw', '/withdraw/*']);
     expect(routesOf(table, 'upload').sort()).toEqual(['/upload', '/upload/*', '/upload/science/*', '/uploads/*', '/v0/upload/science', '/v0/upload/science/*']);
     expect(routesOf(table, 'upload', 'POST')).toEqual(['/uploads/*']);
     expect(routesOf(table, 'upload', 'DELETE')).toEqual(['/uploads/*']);

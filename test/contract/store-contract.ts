@@ -95,6 +95,18 @@ export function testStore(name: string, make: () => Promise<StoreUnderTest>, ext
       expect(new Set(listed).size).toBe(listed.length);
     });
 
+    it('purges a stored object (sdc purge): gone from HEAD, the listing and its signed GET; a second purge finds nothing', async () => {
+      const k = key('purged');
+      expect((await storeThrough(store(), k, Buffer.from('evidence'))).status).toBe(200);
+      const address = await store().presignGet(k, 60);
+      expect(await store().purge(k)).toBe(true);
+      expect(await store().head(k)).toBeUndefined();
+      for await (const object of store().list()) expect(object.key).not.toBe(k);
+      expect((await fetch(address)).status).toBe(404);
+      expect(await store().purge(k)).toBe(false);
+      expect(await store().purge(key('never-stored'))).toBe(false);
+    });
+
     extra?.(store);
   });
 }

@@ -15,7 +15,7 @@ type Document = { openapi: string; paths: Record<string, Record<string, Operatio
 const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' | 'query' | 'filters' | 'coverage' | 'changes' | 'bearer' | 'none'; method?: string }> = {
   '/upload/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'upload' },
   '/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'upload' },
-  '/download/{path}': { statuses: ['302', '400', '404', '409'], params: 'path' },
+  '/download/{path}': { statuses: ['302', '400', '403', '404', '409', '410'], params: 'path' },
   '/query': { statuses: ['200', '400', '404'], params: 'query' },
   '/v0/upload/science/{path}': { statuses: ['200', '400', '401', '403', '409', '429'], params: 'path' },
   '/v0/download/{path}': { statuses: ['302', '400', '404', '409'], params: 'path' },
@@ -27,6 +27,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' |
   '/readyz': { statuses: ['200', '503'], params: 'none' },
   '/version': { statuses: ['200'], params: 'none' },
   '/events/s3': { statuses: ['200', '400', '401', '403'], params: 'bearer', method: 'post' },
+  '/withdraw/{path}': { statuses: ['200', '400', '401', '403', '404', '409'], params: 'path', method: 'post' },
 };
 
 describe('the OpenAPI description', () => {
@@ -74,7 +75,11 @@ describe('the OpenAPI description', () => {
         expect(response.content, path).toBeDefined();
       }
       const params = get.parameters ?? [];
-      if (expected.params === 'path') expect(params).toMatchObject([{ name: 'path', in: 'path', required: true }]);
+      if (expected.params === 'path') {
+        // The current form's download also takes ?withdrawn=include (docs/api.md "Withdrawn files").
+        const others = path === '/download/{path}' ? [{ name: 'withdrawn', in: 'query', required: false }] : [];
+        expect(params).toMatchObject([...others, { name: 'path', in: 'path', required: true }]);
+      }
       // The current form's upload also takes the file's declared SHA-256 (docs/api.md, "Checked transfers").
       if (expected.params === 'upload') {
         expect(params.map((p) => [p.name, p.in, p.required])).toEqual([['sha256', 'query', false], ['path', 'path', true]]);

@@ -58,5 +58,23 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(PRODUCTION_BACKENDS_LABEL, () => {
       expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
       expect((await fetch(`${b.url}/upload/${pathOf(name)}`)).status).toBe(409);
     });
+
+    it('withdraws through one: the other answers 410, leaves it out of queries and latest at once (docs/api.md "Withdrawn files")', async () => {
+      const name = 'imap_hit_l1a_sci_20240210_20240210_v00-01.cdf';
+      const { key } = await a.ctx.catalog.keys().create('two-instances-curator', 'curator');
+      const done = await fetch(`${a.url}/withdraw/${name}`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reason: 'counts doubled' }),
+      });
+      expect(done.status).toBe(200);
+      const gone = await fetch(`${b.url}/download/${name}`, { redirect: 'manual' });
+      expect(gone.status).toBe(410);
+      expect(await gone.text()).toContain('Reason: counts doubled');
+      expect(await (await fetch(`${b.url}/query?instrument=hit&start_date=20240210&end_date=20240210`)).json()).toEqual([]);
+      expect(await (await fetch(`${b.url}/query?instrument=hit&start_date=20240210&end_date=20240210&version=latest`)).json()).toEqual([]);
+      expect(await (await fetch(`${b.url}/query?file_path=${name}&status=withdrawn`)).json()).toMatchObject([{ status: 'withdrawn', withdrawn_by: 'two-instances-curator' }]);
+      expect((await fetch(`${b.url}/withdraw/${name}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: '{"reason":"again"}' })).status).toBe(409);
+    });
   });
 });

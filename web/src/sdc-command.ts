@@ -14,6 +14,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   extension: '--extension',
   ingestion_start_date: '--since',
   ingestion_end_date: '--until',
+  status: '--status',
 };
 
 /** A word for a POSIX shell: bare when only safe characters, else single-quoted (`'` as `'\''`). */

@@ -16,6 +16,7 @@ const VALUE_FLAGS = {
   filePath: ['--file-path <path>', 'one file: stored path or file name', 'file_path'],
   since: ['--since <date>', 'files indexed at or after: YYYYMMDD or YYYY-MM-DD (UTC) or an ISO-8601 date-time, e.g. 2024-01-05T12:00:00Z', 'ingestion_start_date'],
   until: ['--until <date>', 'files indexed at or before: YYYYMMDD or YYYY-MM-DD (the whole day, UTC) or an ISO-8601 date-time', 'ingestion_end_date'],
+  status: ['--status <status>', 'archived (the default), withdrawn (only withdrawn files, with their tombstones) or any', 'status'],
 } as const;
 
 /** Flags that take a day: YYYYMMDD or YYYY-MM-DD, sent as YYYYMMDD. */

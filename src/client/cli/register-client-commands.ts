@@ -4,6 +4,7 @@ import { helpPrefix } from './client-options.js';
 import { registerQueryCommand } from './query-command.js';
 import { registerUploadCommand } from './upload-command.js';
 import { registerWatchCommand } from './watch-command.js';
+import { registerWithdrawCommand } from './withdraw-command.js';
 
 /**
  * The client side of `sdc`: query, upload, download, watch. Exit status (run-tally.ts EXIT):
@@ -17,6 +18,7 @@ export function registerClientCommands(program: Command, env: NodeJS.ProcessEnv 
   registerUploadCommand(program, prefix);
   registerDownloadCommand(program, prefix);
   registerWatchCommand(program, prefix);
+  registerWithdrawCommand(program, prefix);
   addClientHelp(program, prefix);
 }
 

@@ -57,6 +57,13 @@ export class LocalObjectStore implements ObjectStore {
     return link === undefined && stat?.isFile() ? { key, size: stat.size, lastModified: stat.mtime } : undefined;
   }
 
+  /** Deletes the key's file and its note, durably (a symbolic link on the way is never followed: nothing there). */
+  async purge(key: string): Promise<boolean> {
+    if (!this.head(key)) return false;
+    await this.remove(key);
+    return true;
+  }
+
   /**
    * The key's file as lstat sees it, one part of the path at a time below the root, and the
    * first part that is a symbolic link, if any (a planted link must not lead a read or a

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -128,6 +129,16 @@ export class S3ObjectStore implements ObjectStore {
       return { size, sha256, uploader: uploaderFrom(out.Metadata), ingestionDate: ingestionDateFrom(out.Metadata) };
     } catch (err) {
       throw backendFailure('S3 store', `GET ${key}`, err);
+    }
+  }
+
+  async purge(key: string): Promise<boolean> {
+    if (!(await this.head(key))) return false;
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: key }));
+      return true;
+    } catch (err) {
+      throw backendFailure('S3 store', `DELETE ${key}`, err);
     }
   }
 
