@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, InvalidQueryError, type FeedEvent } from '../../src/client/index.js';
 import { CONNECTED_LINE, RESUME_PREFIX } from '../../src/client/cli/watch-command.js';
 import { startCli } from '../helpers/run-cli.js';
-import { withdrawByHand } from '../helpers/withdraw-by-hand.js';
+import { withdrawInCatalog } from '../helpers/withdraw-in-catalog.js';
 import { startClientWorld, writeTree, type ClientWorld } from './client-world.js';
 
 const swe = (day: string) => `imap/swe/l2/2024/07/imap_swe_l2_sci_202407${day}_202407${day}_v00-01.cdf`;
@@ -68,6 +68,8 @@ describe('sdc watch and client.watch against a real server', { timeout: 120_000 
 
   it('follows withdrawals: the tombstone as an ndjson line, never downloaded; beside a table, a line on stderr', async () => {
     const mirror = await world.folder('watch-withdrawals');
+    // The replacement is archived before the watchers start (they announce what comes after).
+    await upload(swe('11'));
     const ndjson = startCli(['watch', '--instrument', 'swe', '--data-level', 'l2', '--start-date', '20240710', '--download', '--data-dir', mirror], { env: world.env });
     const table = startCli(['watch', '--instrument', 'swe', '--start-date', '20240710', '--output', 'table'], { env: world.env });
     await ndjson.waitFor('stderr', (l) => l === CONNECTED_LINE);
@@ -75,7 +77,7 @@ describe('sdc watch and client.watch against a real server', { timeout: 120_000 
     await upload(swe('10'));
     await ndjson.waitFor('stdout', (l) => l.includes(swe('10')));
     await rm(join(mirror, swe('10')));
-    withdrawByHand(world.server.home, swe('10'), 'bad calibration', swe('11'));
+    await withdrawInCatalog(world.server.home, swe('10'), 'bad calibration', swe('11'));
     await ndjson.waitFor('stdout', (l) => l.includes('"withdrawn"'));
     await table.waitFor('stderr', (l) => l.startsWith('withdrawn '));
     expect(await ndjson.stop()).toBe(0);
@@ -97,6 +99,7 @@ describe('sdc watch and client.watch against a real server', { timeout: 120_000 
       if (event.change === 'withdrawn') stop.abort();
     }
     expect(events.map((e) => [e.change, e.record.file_path])).toEqual([
+      ['created', swe('11')],
       ['created', swe('10')],
       ['withdrawn', swe('10')],
     ]);

@@ -1,7 +1,7 @@
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/test-server.js';
-import { withdrawByHand as withdraw } from '../helpers/withdraw-by-hand.js';
+import { withdrawInCatalog } from '../helpers/withdraw-in-catalog.js';
 
 /*
  * GET /events served from the change log (docs/api.md "The change log"): its ids are the ids
@@ -47,7 +47,7 @@ describe('GET /events and GET /changes share one log', () => {
     if (!check()) throw new Error(`timed out waiting for ${what}`);
   }
 
-  const withdrawByHand = (path: string, reason: string) => withdraw(server.home, path, reason);
+  const withdrawByHand = (path: string, reason: string) => withdrawInCatalog(server.home, path, reason);
 
   it('sends the log\'s entries as events with the log\'s ids, withdrawals as `withdrawn`, filters applied to the file', async () => {
     expect((await uploadFile(server.url, swe(1), 'before')).status).toBe(200);
@@ -61,8 +61,8 @@ describe('GET /events and GET /changes share one log', () => {
     expect((await uploadFile(server.url, swe(2), 'two')).status).toBe(200);
     expect((await uploadFile(server.url, MAG, 'not swe')).status).toBe(200);
     expect((await uploadFile(server.url, swe(3), 'three')).status).toBe(200);
-    withdrawByHand(swe(2), 'calibration was wrong');
-    withdrawByHand(MAG, 'not for this feed');
+    await withdrawByHand(swe(2), 'calibration was wrong');
+    await withdrawByHand(MAG, 'not for this feed');
     await until(() => feed.heard.length >= 4, 'three events');
     await new Promise((r) => setTimeout(r, 700)); // a later poll brings nothing more
     feed.source.close();

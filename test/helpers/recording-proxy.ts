@@ -115,6 +115,11 @@ export class RecordingProxy {
     req.on('close', () => {
       if (!req.complete) upstream.destroy();
     });
+    // A client gone before the answer's end (a live feed it stopped) is gone upstream too: the
+    // server sees the close and frees what the connection held (a feed's slot).
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
     req.pipe(upstream);
   }
 }

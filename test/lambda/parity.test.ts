@@ -391,7 +391,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       const answer = await viaLambda(event);
       expect(answer.status).toBe(404);
       expect(answer.body.toString()).toBe(FEED_NOT_SERVED);
-      expect(answer.body.toString()).toMatch(/poll GET \/query\?ingestion_start_date=/);
+      expect(answer.body.toString()).toMatch(/poll GET \/changes\?after=/);
     }
     expect((await viaLambda(v2({ method: 'HEAD', url: '/events' }))).status).toBe(404);
     // The server's feed is there, and its description says so; the Lambda's description leaves it out.
