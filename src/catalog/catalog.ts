@@ -5,6 +5,25 @@ import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
 
+/** What a withdrawal writes into a record (docs/api.md "Withdrawn files"). */
+export interface Tombstone {
+  /** ISO-8601 UTC. */
+  readonly withdrawn_date: string;
+  readonly withdrawn_reason: string;
+  /** The curator key's name. */
+  readonly withdrawn_by: string;
+  /** The stored path of the replacement: an archived (not withdrawn) file other than this one. */
+  readonly superseded_by?: string;
+}
+
+/** How a withdrawal ended: done (the record as it now is), or why not (nothing was changed). */
+export type WithdrawOutcome =
+  | { readonly outcome: 'withdrawn'; readonly record: FileRecord }
+  | { readonly outcome: 'not_found' }
+  | { readonly outcome: 'already_withdrawn'; readonly record: FileRecord }
+  /** superseded_by names no record, a withdrawn one, or the file itself. */
+  | { readonly outcome: 'replacement_not_archived' };
+
 /**
  * The catalog port: where file records live. Adapters (sqlite, postgres) implement it;
  * the service only ever sees this interface.
@@ -46,6 +65,12 @@ export interface Catalog {
    * fetched a page at a time: what GET /coverage merges into spans.
    */
   coverage(filter: QueryFilter): AsyncIterable<CoverageDay>;
+  /**
+   * Withdraws an archived file: its record gains the tombstone and status 'withdrawn', and its
+   * product's latest flag and coverage row are recomputed, in one transaction. Refuses (and
+   * changes nothing) when the file is already withdrawn, even by a concurrent call.
+   */
+  withdraw(filePath: string, tombstone: Tombstone): Promise<WithdrawOutcome>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /** The API keys, kept beside the records. */

@@ -23,6 +23,8 @@ export function fromDayRows(filter: QueryFilter): boolean {
     filter.extension === undefined &&
     filter.ingestion_start === undefined &&
     filter.ingestion_end === undefined &&
+    // coverage_days holds the archived files only (product-refresh.ts).
+    filter.status === undefined &&
     (filter.version === undefined || filter.version === '*' || filter.version === 'latest') &&
     !(filter.overlap && dates)
   );

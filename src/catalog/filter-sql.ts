@@ -39,6 +39,10 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   eq('extension', filter.extension);
   eq('ingestion_date', filter.ingestion_start, '>=');
   eq('ingestion_date', filter.ingestion_end, '<=');
+  // Withdrawn files are left out unless asked for (docs/api.md "Withdrawn files"); literals, so
+  // the partial index files_withdrawn serves status=withdrawn.
+  if (filter.status === undefined) where.push('files.status IS NULL');
+  else if (filter.status === 'withdrawn') where.push("files.status = 'withdrawn'");
   return where;
 }
 

@@ -1,6 +1,6 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
-import { REFRESH_ALL_SQL } from './product-refresh.js';
+import { REFRESH_ALL_BEFORE_STATUS_SQL } from './product-refresh.js';
 
 /**
  * Schema migrations, written with Kysely's schema builder so one list serves SQLite
@@ -127,7 +127,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
           .addColumn('latest_end_date', 'text')
           .addPrimaryKeyConstraint('coverage_days_key', ['instrument', 'data_level', 'start_date'])
           .execute();
-        for (const statement of REFRESH_ALL_SQL) await sql.raw(statement).execute(db);
+        for (const statement of REFRESH_ALL_BEFORE_STATUS_SQL) await sql.raw(statement).execute(db);
       },
     },
     // Key rotation (`sdc keys rotate`, docs/trust.md): a name may have several keys, one per

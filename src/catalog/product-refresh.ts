@@ -13,9 +13,13 @@ import type { FileRecord } from './file-record.js';
  * THE ONE PLACE both are recomputed. Every write of the files table runs these statements for
  * the products and days it touched, in the same transaction as the write (the SQLite and
  * PostgreSQL inserts and bulk loads, the migration's backfill). Anything that later changes
- * which version of a product counts (withdrawing a file) calls refreshProductSql for that
- * product and refreshDaySql for its day. Statements use `?` placeholders (PostgreSQL's
- * callers number them with filter-sql.ts's numbered()).
+ * which version of a product counts (withdrawing a file, SqlCatalog.withdraw) runs them for
+ * that product and its day. Statements use `?` placeholders (PostgreSQL's callers number them
+ * with filter-sql.ts's numbered()).
+ *
+ * Withdrawn files (status 'withdrawn', docs/api.md "Withdrawn files") count for neither: a
+ * withdrawn version is never latest (the highest archived version is), and coverage_days
+ * holds the archived files only (a coverage that asks for withdrawn files groups the files).
  */
 
 /** A product: the files that are versions of one another. */
@@ -26,12 +30,17 @@ export interface ProductKey {
   readonly start_date: string;
 }
 
-/** Whether a row's flag is wrong, given `m.v`, its product's highest version. Versions are vXX-YY: text order is numeric order. */
-const FLAG_IS_WRONG = 'files.is_latest <> CASE WHEN files.version = m.v THEN 1 ELSE 0 END';
+/**
+ * Whether a row's flag is wrong, given `m.v`, its product's highest archived version (NULL when
+ * every version is withdrawn). Versions are vXX-YY: text order is numeric order.
+ */
+const FLAG_IS_WRONG = 'files.is_latest <> CASE WHEN files.version = m.v AND files.status IS NULL THEN 1 ELSE 0 END';
+/** A product's highest archived version: withdrawn files are grouped with it but never counted. */
+const MAX_ARCHIVED_VERSION = 'max(CASE WHEN status IS NULL THEN version END)';
 
 /** Recomputes the latest flag of one product's files: params instrument, data_level, descriptor, start_date. Rows already right are not written. */
 export const REFRESH_PRODUCT_SQL =
-  'UPDATE files SET is_latest = 1 - is_latest FROM (SELECT max(version) AS v FROM files' +
+  `UPDATE files SET is_latest = 1 - is_latest FROM (SELECT ${MAX_ARCHIVED_VERSION} AS v FROM files` +
   ' WHERE instrument = ? AND data_level = ? AND descriptor = ? AND start_date = ?) AS m' +
   ` WHERE files.instrument = ? AND files.data_level = ? AND files.descriptor = ? AND files.start_date = ? AND ${FLAG_IS_WRONG}`;
 
@@ -50,14 +59,27 @@ const DAY_COLUMNS = 'instrument, data_level, start_date, files, size, end_date, 
 export const REFRESH_DAY_SQL = [
   'DELETE FROM coverage_days WHERE instrument = ? AND data_level = ? AND start_date = ?',
   `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files` +
-    ' WHERE files.instrument = ? AND files.data_level = ? AND files.start_date = ? GROUP BY files.instrument, files.data_level, files.start_date',
+    ' WHERE files.instrument = ? AND files.data_level = ? AND files.start_date = ? AND files.status IS NULL GROUP BY files.instrument, files.data_level, files.start_date',
 ] as const;
 
 /** Every product's flag and every day's row recomputed: a bulk load larger than the table, the migration's backfill. */
 export const REFRESH_ALL_SQL = [
-  'UPDATE files SET is_latest = 1 - is_latest FROM (SELECT instrument AS i, data_level AS l, descriptor AS d, start_date AS s, max(version) AS v' +
+  `UPDATE files SET is_latest = 1 - is_latest FROM (SELECT instrument AS i, data_level AS l, descriptor AS d, start_date AS s, ${MAX_ARCHIVED_VERSION} AS v` +
     ' FROM files GROUP BY instrument, data_level, descriptor, start_date) AS m' +
     ` WHERE files.instrument = m.i AND files.data_level = m.l AND files.descriptor = m.d AND files.start_date = m.s AND ${FLAG_IS_WRONG}`,
+  'DELETE FROM coverage_days',
+  `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files WHERE files.status IS NULL GROUP BY files.instrument, files.data_level, files.start_date`,
+] as const;
+
+/**
+ * REFRESH_ALL_SQL as migration 0008 ran it, before files had a status (migration 0011): a
+ * shipped migration's statements never change (src/catalog/migrations.ts).
+ */
+export const REFRESH_ALL_BEFORE_STATUS_SQL = [
+  'UPDATE files SET is_latest = 1 - is_latest FROM (SELECT instrument AS i, data_level AS l, descriptor AS d, start_date AS s, max(version) AS v' +
+    ' FROM files GROUP BY instrument, data_level, descriptor, start_date) AS m' +
+    ' WHERE files.instrument = m.i AND files.data_level = m.l AND files.descriptor = m.d AND files.start_date = m.s' +
+    ' AND files.is_latest <> CASE WHEN files.version = m.v THEN 1 ELSE 0 END',
   'DELETE FROM coverage_days',
   `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files GROUP BY files.instrument, files.data_level, files.start_date`,
 ] as const;
@@ -72,13 +94,13 @@ const PRODUCTS = 'SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text
 // Every statement names all four arrays, so that PostgreSQL knows each parameter's type.
 const DAYS = 'SELECT DISTINCT i, l, s FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(i, l, d, s)';
 const POSTGRES_REFRESH_PRODUCTS_SQL = [
-  'UPDATE files SET is_latest = 1 - is_latest FROM (SELECT f.instrument AS i, f.data_level AS l, f.descriptor AS d, f.start_date AS s, max(f.version) AS v' +
+  'UPDATE files SET is_latest = 1 - is_latest FROM (SELECT f.instrument AS i, f.data_level AS l, f.descriptor AS d, f.start_date AS s, max(CASE WHEN f.status IS NULL THEN f.version END) AS v' +
     ` FROM files AS f JOIN (${PRODUCTS}) AS p ON f.instrument = p.i AND f.data_level = p.l AND f.descriptor = p.d AND f.start_date = p.s` +
     ' GROUP BY f.instrument, f.data_level, f.descriptor, f.start_date) AS m' +
     ` WHERE files.instrument = m.i AND files.data_level = m.l AND files.descriptor = m.d AND files.start_date = m.s AND ${FLAG_IS_WRONG}`,
   `DELETE FROM coverage_days AS c USING (${DAYS}) AS d WHERE c.instrument = d.i AND c.data_level = d.l AND c.start_date = d.s`,
   `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files JOIN (${DAYS}) AS d` +
-    ' ON files.instrument = d.i AND files.data_level = d.l AND files.start_date = d.s GROUP BY files.instrument, files.data_level, files.start_date',
+    ' ON files.instrument = d.i AND files.data_level = d.l AND files.start_date = d.s WHERE files.status IS NULL GROUP BY files.instrument, files.data_level, files.start_date',
 ] as const;
 
 /** The advisory lock key that every refresh holds (shared by a few days' refresh, alone by a large one). */

@@ -1,5 +1,5 @@
 import { isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
-import { isQueryParameter, QUERY_FORMATS, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type ParameterKind, type QueryFormat, type QueryParameterName } from '../wire/query.js';
+import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type ParameterKind, type QueryFormat, type QueryParameterName } from '../wire/query.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
@@ -22,6 +22,8 @@ export interface QueryFilter {
   readonly ingestion_end?: string;
   /** Select files whose [start_date, end_date] overlaps the date range. */
   readonly overlap?: boolean;
+  /** Absent = archived files only (the default); `withdrawn` = only withdrawn ones; `any` = both (docs/api.md "Withdrawn files"). */
+  readonly status?: 'withdrawn' | 'any';
 }
 
 // Names, order, roles and patterns are declared once in src/wire/query.ts; this module checks values.
@@ -82,6 +84,10 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
       case 'overlap':
         filter.overlap = value === 'true';
         break;
+      case 'status':
+        // archived is the default: left out, so a filter has one shape for it.
+        if (value !== 'archived') filter.status = value as 'withdrawn' | 'any';
+        break;
       case 'limit':
         limit = Number(value);
         break;
@@ -141,6 +147,7 @@ const VALUE_PROBLEMS: Readonly<Record<ParameterKind, (value: string, mission: Mi
       ? 'expected YYYYMMDD or an ISO-8601 date-time with a zone, e.g. 20240105 or 2024-01-05T12:00:00Z.'
       : undefined,
   boolean: (value) => (value === 'true' || value === 'false' ? undefined : 'expected true or false.'),
+  status: (value) => oneOf(STATUS_CHOICES, value),
   'page-size': (value) =>
     WHOLE_NUMBER.test(value) && Number(value) >= 1 && Number(value) <= MAX_PAGE_LIMIT ? undefined : `expected a whole number from 1 to ${MAX_PAGE_LIMIT}.`,
   // Decoded once the sort it belongs to is known (parseQueryFilter's end).

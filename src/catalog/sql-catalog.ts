@@ -1,7 +1,7 @@
 import { backendFailure } from '../errors/index.js';
 import { transactionReportingCause } from './first-failure-transaction.js';
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Catalog } from './catalog.js';
+import type { Catalog, Tombstone, WithdrawOutcome } from './catalog.js';
 import type { CatalogDialect } from './catalog-dialect.js';
 import type { CoverageDay } from './coverage-day.js';
 import { piecesOf } from './bulk-load-pieces.js';
@@ -14,13 +14,23 @@ import { KyselyNameLeases } from './kysely-name-leases.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
-import { RECORD_COLUMN_COUNT, rowOf } from './record-columns.js';
+import { RECORD_COLUMN_COUNT, RECORD_COLUMNS, recordOfRow, rowOf } from './record-columns.js';
 import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
 import type { RecordPages } from './record-pages.js';
 import type { CatalogDatabase } from './schema.js';
 
 /** Rows per multi-row INSERT (a record's columns each; SQLite allows 32766 parameters per statement). */
 const INSERT_BATCH = Math.floor(6000 / RECORD_COLUMN_COUNT);
+
+/** The record's columns, for a select inside a transaction. */
+const RECORD_COLUMN_NAMES = RECORD_COLUMNS.map((c) => c.field);
+
+/** A withdrawal refused after its UPDATE ran: thrown to roll it back, answered as its outcome. */
+class Refused extends Error {
+  constructor(readonly outcome: WithdrawOutcome) {
+    super(outcome.outcome);
+  }
+}
 
 /** Records per transaction of the shared bulkLoad. */
 const BULK_CHUNK = 10_000;
@@ -108,6 +118,62 @@ export abstract class SqlCatalog implements Catalog {
       if (inserted > 0) await this.refreshProducts(trx, records);
       return inserted;
     }));
+  }
+
+  withdraw(filePath: string, tombstone: Tombstone): Promise<WithdrawOutcome> {
+    return this.driver('withdraw', async () => {
+      try {
+        return await transactionReportingCause(this.db, (trx) => this.withdrawIn(trx, filePath, tombstone));
+      } catch (err) {
+        if (err instanceof Refused) return err.outcome;
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * The withdrawal's statements, in the caller's transaction. The UPDATE comes first: on SQLite
+   * it takes the write lock at once, and `status IS NULL` makes two racing withdrawals of one
+   * file end with one 'withdrawn' and one 'already_withdrawn' (the row count tells them apart).
+   * A refusal found after it throws Refused, which rolls the UPDATE back.
+   */
+  private async withdrawIn(trx: Kysely<CatalogDatabase>, filePath: string, tombstone: Tombstone): Promise<WithdrawOutcome> {
+    const updated = await trx
+      .updateTable('files')
+      .set({
+        status: 'withdrawn',
+        withdrawn_date: tombstone.withdrawn_date,
+        withdrawn_reason: tombstone.withdrawn_reason,
+        withdrawn_by: tombstone.withdrawn_by,
+        superseded_by: tombstone.superseded_by ?? null,
+        // Never latest again (product-refresh.ts then picks the next archived version).
+        is_latest: 0,
+      })
+      .where('file_path', '=', filePath)
+      .where('status', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) {
+      const existing = await this.recordIn(trx, filePath);
+      throw new Refused(existing ? { outcome: 'already_withdrawn', record: existing } : { outcome: 'not_found' });
+    }
+    if (tombstone.superseded_by !== undefined) {
+      // The replacement must be archived now and stay so until this commits (PostgreSQL: a share
+      // lock on its row makes a concurrent withdrawal of it wait; SQLite writes one at a time).
+      let replacement = trx.selectFrom('files').select('status').where('file_path', '=', tombstone.superseded_by);
+      if (this.dialect.engine === 'postgres') replacement = replacement.forShare();
+      const row = await replacement.executeTakeFirst();
+      if (tombstone.superseded_by === filePath || !row || row.status !== null) throw new Refused({ outcome: 'replacement_not_archived' });
+    }
+    const record = (await this.recordIn(trx, filePath))!;
+    await this.refreshProducts(trx, [record]);
+    // The change log's entry for this withdrawal goes here, in this transaction (docs/api.md "The change log").
+    return { outcome: 'withdrawn', record };
+  }
+
+  /** A record read inside a transaction (the engines' own get reads outside it). */
+  private async recordIn(trx: Kysely<CatalogDatabase>, filePath: string): Promise<FileRecord | undefined> {
+    const row = await trx.selectFrom('files').select(RECORD_COLUMN_NAMES).where('file_path', '=', filePath).executeTakeFirst();
+    return row && recordOfRow(RECORD_COLUMN_NAMES.map((name) => (row as Record<string, unknown>)[name]));
   }
 
   /** Without a bulk path of the backend's own: insertMany a chunk at a time. */

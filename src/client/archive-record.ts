@@ -1,4 +1,4 @@
-import { QUERY_PARAMETER_ORDER, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField, type SortKey, type SpecRecordField, type WireRecord } from '../wire/index.js';
+import { QUERY_PARAMETER_ORDER, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField, type SortKey, type SpecRecordField, type StatusChoice, type WireRecord } from '../wire/index.js';
 
 /**
  * What the query endpoint answers, as the client sees it on the wire: the fields of
@@ -28,6 +28,8 @@ export interface QueryFilter extends Partial<Record<SpecRecordField, string>> {
   readonly ingestion_end_date?: string | Date;
   /** `start_date`/`end_date` select files whose [start, end] span meets the range (default: the start date bounds). */
   readonly overlap?: boolean;
+  /** `archived` (the server's default), `withdrawn` (only withdrawn files) or `any` (docs/api.md "Withdrawn files"). */
+  readonly status?: StatusChoice;
 }
 
 /** Orders of a query; `-` in front for descending, `file_path` breaks ties. */

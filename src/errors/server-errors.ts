@@ -123,6 +123,40 @@ export const FEED_NOT_SERVED = declareError(
     '(with limit=<n>, following the Link header rel="next" page by page), or use an `sdc serve` deployment for the feed.',
 );
 
+// --- Withdrawn files (docs/api.md "Withdrawn files") ---
+/** POST /withdraw's body is not what it takes: the text says what was expected. */
+export const INVALID_WITHDRAWAL = declareError('SDC_INVALID_WITHDRAWAL', 400, (expected: string) => expected);
+export const REPLACEMENT_NOT_ARCHIVED = declareError(
+  'SDC_REPLACEMENT_NOT_ARCHIVED',
+  400,
+  (replacement: string, why: string) => `superseded_by ${replacement} ${why}: the replacement must be another archived file, not withdrawn. Nothing was changed.`,
+);
+export const ALREADY_WITHDRAWN = declareError(
+  'SDC_ALREADY_WITHDRAWN',
+  409,
+  (path: string, date: string, by: string) => `${path} was already withdrawn on ${date} by ${by}. A withdrawal is never changed nor undone.`,
+);
+/** GET /download of a withdrawn file: the text names the date, the reason and the replacement; Link names it too. */
+export const FILE_WITHDRAWN = declareError(
+  'SDC_FILE_WITHDRAWN',
+  410,
+  (path: string, date: string, reason: string, replacement: string | undefined) =>
+    `${path} was withdrawn on ${date}.\nReason: ${reason}\n` +
+    (replacement === undefined ? 'It has no replacement.\n' : `Replaced by: ${replacement} (GET /download/${replacement})\n`),
+);
+/** GET /upload of a withdrawn name: the spec's 409 text, then why the name stays taken. */
+export const NAME_WITHDRAWN = declareError(
+  'SDC_NAME_WITHDRAWN',
+  409,
+  (path: string) => `${path} already exists.\nIt was withdrawn, and the names of withdrawn files are never reused: upload the corrected file under a new version.`,
+);
+/** ?withdrawn=include on GET /download is for curators: the bytes of a withdrawn file are kept as evidence. */
+export const WITHDRAWN_NEEDS_CURATOR = declareError(
+  'SDC_WITHDRAWN_NEEDS_CURATOR',
+  403,
+  () => 'withdrawn=include serves the bytes of a withdrawn file to curators only: send a curator API key (X-API-Key), or leave the parameter out.',
+);
+
 // --- Who may call (API keys, the rate limit, the S3 events token) ---
 export const API_KEY_MISSING = declareError(
   'SDC_API_KEY_MISSING',

@@ -1,6 +1,7 @@
 import { messages as keyMessages } from './api-key-auth.js';
 import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
-import { exampleStoredPath, messages } from '../service/index.js';
+import { ALREADY_WITHDRAWN, API_KEY_NOT_CURATOR, FILE_WITHDRAWN, INVALID_WITHDRAWAL, WITHDRAWN_NEEDS_CURATOR } from '../errors/index.js';
+import { exampleStoredPath, MAX_WITHDRAW_REASON, messages } from '../service/index.js';
 import { ARCHIVE_RECORD_FIELDS, RECORD_FIELD_INFO, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField } from '../wire/record.js';
 
 /**
@@ -120,6 +121,64 @@ export function downloadSchema(mission: MissionConfig, form: 'current' | 'earlie
           ? text('No file name in the path, or the name breaks a naming rule.', messages.noFileInPath())
           : text('Not a valid object-store URI (no file name, or the name breaks a naming rule).', messages.notObjectStoreUri('', messages.noFileInPath())),
       404: text('No such file.', messages.notFound(path, mission)),
+      ...(form === 'current'
+        ? {
+            403: text('withdrawn=include without a curator key.', WITHDRAWN_NEEDS_CURATOR.message()),
+            410: {
+              description: 'Gone: the file was withdrawn (docs/api.md "Withdrawn files"). The text names the date, the reason and the replacement.',
+              headers: { Link: { type: 'string', description: 'When superseded: </download/<new path>>; rel="successor-version".' } },
+              content: { 'text/plain': { schema: { type: 'string', examples: [FILE_WITHDRAWN.message(path, '2026-01-02T03:04:05.000Z', 'wrong calibration table', undefined)] } } },
+            },
+          }
+        : {}),
     },
+    ...(form === 'current'
+      ? {
+          querystring: {
+            type: 'object',
+            properties: {
+              withdrawn: {
+                type: 'string',
+                enum: ['include'],
+                description: 'include: a curator key reads the kept bytes of a withdrawn file (302, as for any file); others get 410.',
+              },
+            },
+          },
+        }
+      : {}),
+  };
+}
+
+/** POST /withdraw/{path} (docs/api.md "Withdrawn files"). */
+export function withdrawSchema(mission: MissionConfig) {
+  const path = exampleStoredPath(mission);
+  return {
+    operationId: 'withdraw',
+    tags: ['current form'],
+    summary: 'Withdraw an archived file, leaving a tombstone (curator key)',
+    description:
+      'The record keeps every field and gains status, withdrawn_date, withdrawn_reason, withdrawn_by and superseded_by. ' +
+      'Queries leave it out unless status=withdrawn|any; its download answers 410; its name is never reused. ' +
+      'version=latest falls back to the next archived version.',
+    params: pathParams(`Stored path of the file (${path}), or its bare file name.`, path),
+    body: {
+      type: 'object',
+      properties: {
+        reason: { type: 'string', minLength: 1, maxLength: MAX_WITHDRAW_REASON, description: 'Why, in words (required).' },
+        superseded_by: { type: 'string', minLength: 1, description: 'Stored path or file name of the replacement: an archived file.' },
+      },
+      required: ['reason'],
+      // No additionalProperties: false here: Fastify's validator would strip an unknown member
+      // silently; the service refuses it by name (parseWithdrawBody).
+    },
+    response: {
+      200: { description: 'The record as it now is.', content: { 'application/json': { schema: { $ref: `${FILE_RECORD_ID}#` } } } },
+      400: text('No reason, a reason too long, an unknown member, or a superseded_by that is not an archived file; the text says which.', INVALID_WITHDRAWAL.message('A withdrawal needs a reason ...')),
+      401: text('No API key was sent.', keyMessages.missing('correct the archive', mission.name)),
+      403: text('The key is wrong, revoked, or not a curator key.', API_KEY_NOT_CURATOR.message('swe-pipeline', 'uploader')),
+      404: text('No such file.', messages.notFound(path, mission)),
+      409: text('The file is already withdrawn.', ALREADY_WITHDRAWN.message(path, '2026-01-02T03:04:05.000Z', 'curator-1')),
+    },
+    security: [{ apiKey: [] }, { bearer: [] }] as { [scheme: string]: string[] }[],
   };
 }

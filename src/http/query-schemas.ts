@@ -9,6 +9,7 @@ import {
   QUERY_PARAMETER_ORDER,
   QUERY_PARAMETERS,
   SORT_FIELDS,
+  STATUS_CHOICES,
   type ParameterKind,
   type QueryParameterName,
   type QueryParameterRule,
@@ -62,6 +63,8 @@ function kindChoices(kind: ParameterKind, mission: MissionConfig): string[] | un
       return SORT_FIELDS.flatMap((f) => [f, `-${f}`]);
     case 'format':
       return [...QUERY_FORMATS];
+    case 'status':
+      return [...STATUS_CHOICES];
     default:
       return undefined;
   }

@@ -1,4 +1,5 @@
-import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.js';
+import type { FileRecord } from '../catalog/index.js';
+import { FILE_NOT_FOUND, FILE_WITHDRAWN, INVALID_NAME, NO_FILE_IN_PATH, raise, WITHDRAWN_NEEDS_CURATOR } from '../errors/index.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
@@ -12,7 +13,8 @@ import type { ServiceContext } from './service-context.js';
  * 302 to a signed, followable address of the bytes. Answered at once when the catalog and
  * the store answer at once (maybe-async.ts).
  */
-export function download(ctx: ServiceContext, requestPath: string): MaybePromise<Envelope> {
+export function download(ctx: ServiceContext, requestPath: string, evidence: WithdrawnAccess = {}): MaybePromise<Envelope> {
+  if (evidence.include && !evidence.curator) return failure(WITHDRAWN_NEEDS_CURATOR.create());
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
@@ -25,7 +27,22 @@ export function download(ctx: ServiceContext, requestPath: string): MaybePromise
       break;
   }
   const path = resolved.path;
-  return andThen(ctx.catalog.has(path), (recorded) => (recorded ? redirect(ctx, path) : unrecorded(ctx, path, requestPath)));
+  return andThen(ctx.catalog.get(path), (record) =>
+    !record ? unrecorded(ctx, path, requestPath) : record.status === 'withdrawn' && !evidence.include ? gone(record) : redirect(ctx, path),
+  );
+}
+
+/** `?withdrawn=include` from a curator: the kept bytes of a withdrawn file (docs/api.md "Withdrawn files"). */
+export interface WithdrawnAccess {
+  readonly include?: boolean;
+  readonly curator?: boolean;
+}
+
+/** 410 Gone: when, why, and the replacement (also as a Link, RFC 5829 successor-version). */
+export function gone(record: FileRecord): Envelope {
+  const replacement = record.superseded_by;
+  const link: Record<string, string> = replacement === undefined ? {} : { Link: `</download/${encodeURI(replacement)}>; rel="successor-version"` };
+  return failure(raise(FILE_WITHDRAWN, [record.file_path, record.withdrawn_date ?? '', record.withdrawn_reason ?? '', replacement], { headers: link }));
 }
 
 /** The 302 to the stored bytes' signed address. */

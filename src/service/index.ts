@@ -19,3 +19,4 @@ export * from './staged-uploads.js';
 export * from './multipart-upload.js';
 export * from './ingest-sweep.js';
 export * from './metalink.js';
+export * from './withdraw.js';

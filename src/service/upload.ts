@@ -1,5 +1,5 @@
 import { exampleStoredPath, namingMessage, resolveRequestPath } from '../mission/index.js';
-import { ALREADY_EXISTS, INVALID_NAME, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
+import { ALREADY_EXISTS, INVALID_NAME, NAME_WITHDRAWN, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
@@ -38,8 +38,9 @@ export function freeName(ctx: ServiceContext, requestPath: string): MaybePromise
       break;
   }
   const path = resolved.path;
-  return andThen(ctx.catalog.has(path), (recorded) =>
-    recorded ? failure(ALREADY_EXISTS.create(path)) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
+  // A withdrawn name stays taken for good (docs/api.md "Withdrawn files"): get, not has, to say so.
+  return andThen(ctx.catalog.get(path), (record) =>
+    record ? failure((record.status === 'withdrawn' ? NAME_WITHDRAWN : ALREADY_EXISTS).create(path)) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
   );
 }
 

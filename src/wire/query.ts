@@ -19,6 +19,10 @@ export const MAX_PAGE_LIMIT = 10_000;
 export const QUERY_FORMATS = ['json', 'csv', 'ndjson', 'metalink'] as const;
 export type QueryFormat = (typeof QUERY_FORMATS)[number];
 
+/** Which files a filter selects by their status (`status=`): archived ones unless asked (docs/api.md "Withdrawn files"). */
+export const STATUS_CHOICES = ['archived', 'withdrawn', 'any'] as const;
+export type StatusChoice = (typeof STATUS_CHOICES)[number];
+
 /**
  * What a parameter does: a `filter` selects files (GET /query, /events and /coverage take it);
  * an `answer` parameter shapes /query's answer (its page, order, representation) and nothing else.
@@ -36,6 +40,7 @@ export type ParameterKind =
   | 'version'
   | 'instant'
   | 'boolean'
+  | 'status'
   | 'page-size'
   | 'cursor'
   | 'sort'
@@ -104,6 +109,14 @@ export const QUERY_PARAMETERS = {
     examples: ['20261122'],
   },
   overlap: { role: 'filter', kind: 'boolean', spec: false, description: 'true: start_date/end_date select files whose [start, end] span meets the range.' },
+  status: {
+    role: 'filter',
+    kind: 'status',
+    spec: false,
+    pattern: '^(archived|withdrawn|any)$',
+    description: 'archived (the default): current files only; withdrawn: only the withdrawn files (docs/api.md "Withdrawn files"); any: both.',
+    examples: ['archived', 'withdrawn', 'any'],
+  },
   limit: {
     role: 'answer',
     kind: 'page-size',

@@ -6,6 +6,7 @@ import { describeCatalogCoverage } from './catalog-coverage-contract.js';
 import { describeCatalogFilters } from './catalog-filter-contract.js';
 import { describeCatalogModel } from './catalog-model-contract.js';
 import { describeKeptAtIngest } from './catalog-kept-at-ingest-contract.js';
+import { describeCatalogWithdraw } from './catalog-withdraw-contract.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 import { describeKeyStore } from './key-store-contract.js';
 import { describeNameLeases } from './name-leases-contract.js';
@@ -220,6 +221,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   describeCatalogModel(name, make);
   describeCatalogCoverage(name, make);
   describeKeptAtIngest(name, make);
+  describeCatalogWithdraw(name, make);
   describeKeyStore(name, make);
   describeNameLeases(name, make);
 }

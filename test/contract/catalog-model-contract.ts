@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SORT_FIELDS, type Catalog, type CoverageDay, type FileRecord, type QueryFilter, type QueryOptions } from '../../src/catalog/index.js';
+import { SORT_FIELDS, type Catalog, type CoverageDay, type FileRecord, type QueryFilter, type QueryOptions, type Tombstone } from '../../src/catalog/index.js';
 import { RecordPages } from '../../src/catalog/record-pages.js';
 import { CatalogModel } from './catalog-model.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
@@ -64,6 +64,24 @@ const recordArb: fc.Arbitrary<FileRecord> = fc
 /** The records every run of the suite holds: generated once, with a fixed seed, paths distinct. */
 const RECORDS: FileRecord[] = fc.sample(fc.uniqueArray(recordArb, { selector: (r) => r.file_path, minLength: 300, maxLength: 300 }), { seed: 29, numRuns: 1 })[0]!;
 
+/**
+ * Every 6th record is withdrawn (after all are written), every other one of those superseded
+ * by the next record still archived: the default filter must leave them out, `latest` must
+ * fall back to the next archived version, and status=withdrawn|any must find them.
+ */
+const WITHDRAWN: { path: string; tombstone: Tombstone }[] = RECORDS.filter((_, i) => i % 6 === 3).map((r, i) => {
+  const replacement = RECORDS.find((o, j) => j % 6 !== 3 && o.file_path !== r.file_path && o.instrument === r.instrument);
+  return {
+    path: r.file_path,
+    tombstone: {
+      withdrawn_date: `2024-04-0${1 + (i % 3)}T00:00:00.000Z`,
+      withdrawn_reason: i % 4 === 0 ? 'calibration "table" wrong\nsee note' : 'bad packets',
+      withdrawn_by: 'curator-1',
+      ...(i % 2 === 0 && replacement ? { superseded_by: replacement.file_path } : {}),
+    },
+  };
+});
+
 /** `value` one time in `1 + absent` (a filter of few conditions matches something). */
 const sometimes = <T>(value: fc.Arbitrary<T>, absent = 2) => fc.oneof({ arbitrary: fc.constant(undefined), weight: absent }, { arbitrary: value, weight: 1 });
 
@@ -80,6 +98,7 @@ const filterArb: fc.Arbitrary<QueryFilter> = fc
     extension: sometimes(pick(EXTENSIONS), 4),
     ingestion_start: sometimes(pick([...INGESTED, '2024-03-02T00:00:00.000Z']), 3),
     ingestion_end: sometimes(pick([...INGESTED, '2024-03-03T23:59:59.999Z']), 3),
+    status: sometimes(pick(['withdrawn', 'any'] as const), 3),
   })
   .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as QueryFilter);
 
@@ -121,6 +140,10 @@ export function describeCatalogModel(label: string, make: () => Promise<CatalogU
       for (const r of RECORDS.slice(0, half)) await catalog().insert(r);
       await catalog().insertMany(RECORDS.slice(half));
       model.add(RECORDS);
+      for (const { path, tombstone } of WITHDRAWN) {
+        expect((await catalog().withdraw(path, tombstone)).outcome).toBe('withdrawn');
+        model.withdraw(path, tombstone);
+      }
     });
     afterAll(async () => {
       await subject?.dispose();

@@ -1,4 +1,4 @@
-import type { CoverageDay, FileRecord, QueryFilter, QueryOptions, QuerySort } from '../../src/catalog/index.js';
+import { inRecordOrder, type CoverageDay, type FileRecord, type QueryFilter, type QueryOptions, type QuerySort, type Tombstone } from '../../src/catalog/index.js';
 
 /*
  * A plain in-memory model of what the catalog answers (docs/api.md "The three endpoints",
@@ -14,14 +14,30 @@ const productOf = (r: FileRecord) => JSON.stringify([r.instrument, r.data_level,
 
 export class CatalogModel {
   private readonly byPath = new Map<string, FileRecord>();
-  /** Each product's highest version. */
-  private readonly latest = new Map<string, string>();
+  /** Each product's highest archived (not withdrawn) version. */
+  private latest = new Map<string, string>();
 
   /** As Catalog.insert / insertMany: a path already held keeps its first record. */
   add(records: Iterable<FileRecord>): void {
     for (const r of records) {
       if (this.byPath.has(r.file_path)) continue;
       this.byPath.set(r.file_path, r);
+    }
+    this.recomputeLatest();
+  }
+
+  /** As Catalog.withdraw of an archived file: the tombstone goes in, the product's latest moves to its highest archived version. */
+  withdraw(path: string, tombstone: Tombstone): void {
+    const r = this.byPath.get(path);
+    if (!r || r.status !== undefined) throw new Error(`the model cannot withdraw ${path}`);
+    this.byPath.set(path, inRecordOrder({ ...r, status: 'withdrawn', ...tombstone }));
+    this.recomputeLatest();
+  }
+
+  private recomputeLatest(): void {
+    this.latest = new Map();
+    for (const r of this.byPath.values()) {
+      if (r.status !== undefined) continue;
       const highest = this.latest.get(productOf(r));
       if (highest === undefined || byteOrder(r.version, highest) > 0) this.latest.set(productOf(r), r.version);
     }
@@ -31,7 +47,10 @@ export class CatalogModel {
     return [...this.byPath.values()];
   }
 
-  /** Whether a record passes a filter: each bound inclusive, `latest` the product's highest version. */
+  /**
+   * Whether a record passes a filter: each bound inclusive, `latest` the product's highest
+   * archived version; withdrawn files only when `status` asks for them.
+   */
   matches(r: FileRecord, filter: QueryFilter): boolean {
     const at = (a: string, op: '>=' | '<=', b: string | undefined) => b === undefined || (op === '>=' ? byteOrder(a, b) >= 0 : byteOrder(a, b) <= 0);
     const is = (a: string, b: string | undefined) => b === undefined || a === b;
@@ -42,8 +61,9 @@ export class CatalogModel {
       filter.version === undefined || filter.version === '*'
         ? true
         : filter.version === 'latest'
-          ? this.latest.get(productOf(r)) === r.version
+          ? r.status === undefined && this.latest.get(productOf(r)) === r.version
           : r.version === filter.version;
+    const status = filter.status === 'any' ? true : filter.status === 'withdrawn' ? r.status === 'withdrawn' : r.status === undefined;
     return (
       is(r.file_path, filter.file_path) &&
       is(r.instrument, filter.instrument) &&
@@ -51,6 +71,7 @@ export class CatalogModel {
       is(r.descriptor, filter.descriptor) &&
       dates &&
       version &&
+      status &&
       is(r.extension, filter.extension) &&
       at(r.ingestion_date, '>=', filter.ingestion_start) &&
       at(r.ingestion_date, '<=', filter.ingestion_end)

@@ -342,6 +342,35 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
     ]);
   });
 
+  it('answers withdrawals and withdrawn files alike (docs/api.md "Withdrawn files")', async () => {
+    const keys = server().ctx.catalog.keys();
+    const { key: curator } = await keys.create('parity-curator', 'curator');
+    const { key: uploader } = await keys.create('parity-uploader');
+    const json = { 'Content-Type': 'application/json' };
+    // Refusals change nothing, so each carrier meets the same state.
+    await expectParity([
+      { method: 'POST', url: `/withdraw/${STORED}`, headers: json, body: '{"reason":"x"}' },
+      { method: 'POST', url: `/withdraw/${STORED}`, headers: { ...json, 'X-API-Key': uploader }, body: '{"reason":"x"}' },
+      { method: 'POST', url: `/withdraw/${STORED}`, headers: { ...json, 'X-API-Key': curator }, body: '{}' },
+      { method: 'POST', url: `/withdraw/${STORED}`, headers: { ...json, 'X-API-Key': curator }, body: `{"reason":"x","superseded_by":"${STORED_NAME.replace('v00-01', 'v00-07')}"}` },
+      { method: 'POST', url: `/withdraw/${STORED_NAME.replace('v00-01', 'v00-09')}`, headers: { ...json, 'X-API-Key': curator }, body: '{"reason":"x"}' },
+      { method: 'POST', url: '/withdraw', headers: { ...json, 'X-API-Key': curator }, body: '{"reason":"x"}' },
+      { method: 'GET', url: `/withdraw/${STORED}` },
+    ]);
+    // Withdrawn once (through the server), then seen alike: 409 again, 410, the upload's 409, status=.
+    const done = await server().ctx.catalog.withdraw(OTHER, { withdrawn_date: '2026-01-02T03:04:05.000Z', withdrawn_reason: 'parity', withdrawn_by: 'parity-curator', superseded_by: STORED });
+    expect(done.outcome).toBe('withdrawn');
+    await expectParity([
+      { method: 'POST', url: `/withdraw/${OTHER}`, headers: { ...json, 'X-API-Key': curator }, body: '{"reason":"again"}' },
+      ...both('GET', `/download/${OTHER}`),
+      ...both('GET', `/download/${OTHER}?withdrawn=include`, { headers: { 'X-API-Key': uploader } }),
+      ...both('GET', `/upload/${OTHER}`, { headers: { 'X-API-Key': uploader } }),
+      ...both('GET', '/query?instrument=swe&status=withdrawn'),
+      ...both('GET', '/query?instrument=swe&status=any'),
+      ...both('GET', '/coverage?instrument=swe&status=withdrawn'),
+    ]);
+  });
+
   it('says at once, on Lambda, that the live feed is not served there and what to poll instead', async () => {
     for (const event of [v1({ method: 'GET', url: '/events?instrument=swe' }), v2({ method: 'GET', url: '/events' })]) {
       const answer = await viaLambda(event);
