@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sdcDownloadCommand, shellWord } from '../../web/src/sdc-command.js';
 import { plainFailure, retryAfterSeconds, Unavailable } from '../../web/src/service-errors.js';
 import { summarise } from '../../web/src/upload-summary.js';
+import { downloadableQuery, isWithdrawn, showsWithdrawn } from '../../web/src/withdrawn.js';
 
 // The portal's words that need no browser: run in Node, on the modules the page bundles.
 describe('portal words', () => {
@@ -40,5 +41,13 @@ describe('portal words', () => {
         { kind: 'exists' },
       ]),
     ).toBe('0 uploaded, 1 already in the archive (not compared), 2 conflicts (different bytes under an archived name), 3 failed (SDC_API_KEY_MISSING, no answer).');
+  });
+
+  it('offers a search\'s archived files only for download: status dropped, none for withdrawn only', () => {
+    expect(downloadableQuery(new URLSearchParams('instrument=mag&status=any'))?.toString()).toBe('instrument=mag');
+    expect(downloadableQuery(new URLSearchParams('status=archived&version=latest'))?.toString()).toBe('version=latest');
+    expect(downloadableQuery(new URLSearchParams('instrument=mag&status=withdrawn'))).toBeUndefined();
+    expect(['any', 'withdrawn', 'archived', ''].map((status) => showsWithdrawn(new URLSearchParams({ status })))).toEqual([true, true, false, false]);
+    expect([isWithdrawn({ status: 'withdrawn' }), isWithdrawn({}), isWithdrawn({ status: 'archived' })]).toEqual([true, false, false]);
   });
 });

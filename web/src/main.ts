@@ -1,5 +1,5 @@
 import './portal.css';
-import { QUERY_FILTERS, QUERY_PARAMETERS } from '../../src/wire/query.js';
+import { QUERY_FILTERS } from '../../src/wire/query.js';
 import { CoverageView } from './coverage-view.js';
 import { exampleFileName, FILE_NAME_FORM, pageMission } from './mission.js';
 import { fillChoices, formQuery, setForm, stateFromUrl, stateToUrl, type SearchState } from './search-state.js';
@@ -23,7 +23,7 @@ const form = byId<HTMLFormElement>('search-form');
 fillChoices(form, mission);
 
 const results = byId('results-region');
-const actions = new ResultActions({ region: byId('result-actions'), metalink: byId('metalink-link'), command: byId('sdc-command'), copySlot: byId('copy-command-slot') });
+const actions = new ResultActions({ region: byId('result-actions'), metalink: byId('metalink-link'), command: byId('sdc-command'), copySlot: byId('copy-command-slot'), leftOut: byId('withdrawn-left-out') });
 const search = new SearchView(
   {
     table: byId('results'),
@@ -38,8 +38,8 @@ const search = new SearchView(
   (answer) => actions.show(answer),
 );
 
-/** The filters under "More filters" in index.html: the ones the spec does not name. */
-const MORE_FILTERS = QUERY_FILTERS.filter((name) => !QUERY_PARAMETERS[name].spec);
+/** The filters under "More filters" in index.html (this archive's additions but the status choice, which is in view). */
+const MORE_FILTERS = QUERY_FILTERS.filter((name) => (form.elements.namedItem(name) as HTMLElement | null)?.closest('#more-filters'));
 
 /**
  * Runs a search and shows it in the address; the coverage follows its filters, except when the

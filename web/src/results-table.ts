@@ -2,6 +2,7 @@ import type { FileRecord } from './api.js';
 import { formatBytes, formatTimestamp, isoDate } from './format.js';
 import { copyButton } from './copy-text.js';
 import { SORT_KEYS, type SortKey } from './search-state.js';
+import { isWithdrawn } from './withdrawn.js';
 
 interface Column {
   /** The record field shown; a SortKey makes the header a sort button. */
@@ -13,17 +14,68 @@ interface Column {
 
 const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
+const downloadHref = (path: string) => `/download/${path.split('/').map(encodeURIComponent).join('/')}`;
+
+/** A file's name with a break opportunity after each `_`, so a long name may wrap there and every column still fits. */
+function appendName(parent: ParentNode, path: string): void {
+  fileName(path)
+    .split(/(?<=_)/)
+    .forEach((part, i) => (i === 0 ? parent.append(part) : parent.append(document.createElement('wbr'), part)));
+}
+
 function downloadLink(record: FileRecord): Node {
+  if (isWithdrawn(record)) return withdrawnName(record);
   const a = document.createElement('a');
   // Through /download, so the service's redirect and signed address apply.
-  a.href = `/download/${record.file_path.split('/').map(encodeURIComponent).join('/')}`;
-  // A break opportunity after each `_`, so a long name may wrap there and every column still fits.
-  fileName(record.file_path)
-    .split(/(?<=_)/)
-    .forEach((part, i) => (i === 0 ? a.append(part) : a.append(document.createElement('wbr'), part)));
+  a.href = downloadHref(record.file_path);
+  appendName(a, record.file_path);
   a.title = `Download ${record.file_path}`;
   a.setAttribute('download', '');
   return a;
+}
+
+/**
+ * A withdrawn file's name: a "Withdrawn" badge (words, not colour alone) and the name struck
+ * through (<del>), not a link: its download answers 410 (docs/portal.md "Withdrawn files").
+ */
+function withdrawnName(record: FileRecord): Node {
+  const wrap = document.createDocumentFragment();
+  const badge = document.createElement('span');
+  badge.className = 'badge-withdrawn';
+  badge.textContent = 'Withdrawn';
+  const del = document.createElement('del');
+  del.title = `${record.file_path} (withdrawn)`;
+  appendName(del, record.file_path);
+  wrap.append(badge, ' ', del);
+  return wrap;
+}
+
+/** The line under a withdrawn file's row: when, by whom, why, and its replacement (a download link and a search for it). */
+function withdrawnNote(record: FileRecord): Node {
+  const note = document.createDocumentFragment();
+  const when = record.withdrawn_date ? ` on ${formatTimestamp(record.withdrawn_date)}` : '';
+  const by = record.withdrawn_by ? ` by ${record.withdrawn_by}` : '';
+  const strong = document.createElement('strong');
+  strong.textContent = `Withdrawn${when}${by}:`;
+  const reason = document.createElement('q');
+  reason.className = 'reason';
+  reason.textContent = record.withdrawn_reason ?? 'no reason recorded';
+  note.append(strong, ' ', reason, /[.!?]$/.test(reason.textContent) ? '' : '.');
+  if (record.superseded_by) {
+    const replacement = document.createElement('a');
+    replacement.href = downloadHref(record.superseded_by);
+    replacement.title = `Download ${record.superseded_by}`;
+    replacement.setAttribute('download', '');
+    appendName(replacement, record.superseded_by);
+    const find = document.createElement('a');
+    find.href = `/?${new URLSearchParams({ file_path: record.superseded_by, status: 'any' }).toString()}`;
+    find.textContent = 'show its record';
+    find.setAttribute('aria-label', `Show the record of ${fileName(record.superseded_by)}`);
+    note.append(' Replaced by ', replacement, ' (', find, ').');
+  } else {
+    note.append(' No replacement named.');
+  }
+  return note;
 }
 
 /** The whole digest, in the document (so selecting it copies all of it), and a button that copies it. */
@@ -103,8 +155,9 @@ export class ResultsTable {
       th.setAttribute('aria-sort', sorted ? (order === 'asc' ? 'ascending' : 'descending') : 'none');
     }
     const body = document.createElement('tbody');
-    for (const record of records) {
+    for (const [n, record] of records.entries()) {
       const tr = body.insertRow();
+      const withdrawn = isWithdrawn(record);
       for (const [i, column] of COLUMNS.entries()) {
         const cell = document.createElement(i === 0 ? 'th' : 'td');
         if (i === 0) cell.setAttribute('scope', 'row');
@@ -113,6 +166,16 @@ export class ResultsTable {
         cell.append(column.cell(record));
         tr.append(cell);
       }
+      if (!withdrawn) continue;
+      // A row of its own under the file's, across every column: a reason may be long.
+      tr.className = 'withdrawn';
+      const note = body.insertRow();
+      note.className = 'withdrawn-note';
+      const cell = note.insertCell();
+      cell.colSpan = COLUMNS.length;
+      cell.id = `withdrawn-note-${n}`;
+      cell.append(withdrawnNote(record));
+      tr.cells[0]!.setAttribute('aria-describedby', cell.id);
     }
     this.table.tBodies[0]!.replaceWith(body);
     this.table.hidden = records.length === 0;
