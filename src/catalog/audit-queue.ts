@@ -32,6 +32,8 @@ const PREFIX_END = '\u{10FFFF}';
  * index files_verified (verified_date, file_path), one after the other, rather than one
  * ORDER BY with NULLS FIRST: SQLite and PostgreSQL put NULLs at opposite ends, and each range
  * is then a plain index walk. Keyset pages: no cursor is held while the files are read.
+ * Archived files only: a withdrawn file's bytes are evidence, never served, and
+ * `sdc purge` deletes them (docs/deploy.md "Fixity audits").
  */
 export async function* auditQueue(read: ReadRows, options: AuditQueueOptions): AsyncIterable<readonly FileRecord[]> {
   const size = options.pageSize ?? QUERY_PAGE_SIZE;
@@ -42,7 +44,7 @@ export async function* auditQueue(read: ReadRows, options: AuditQueueOptions): A
   const never = keysetPages(
     async (after: string | undefined, limit) => {
       const rows = await read(
-        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date IS NULL${inPrefix}${after === undefined ? '' : ' AND file_path > ?'} ORDER BY file_path LIMIT ?`,
+        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date IS NULL AND status IS NULL${inPrefix}${after === undefined ? '' : ' AND file_path > ?'} ORDER BY file_path LIMIT ?`,
         [...prefixParams, ...(after === undefined ? [] : [after]), limit],
         turn++,
       );
@@ -58,7 +60,7 @@ export async function* auditQueue(read: ReadRows, options: AuditQueueOptions): A
     async (after: { readonly date: string; readonly path: string } | undefined, limit) => {
       const position = after === undefined ? '' : ' AND (verified_date > ? OR (verified_date = ? AND file_path > ?))';
       const rows = await read(
-        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date < ?${position}${inPrefix} ORDER BY verified_date, file_path LIMIT ?`,
+        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date < ? AND status IS NULL${position}${inPrefix} ORDER BY verified_date, file_path LIMIT ?`,
         [options.verifiedBefore, ...(after === undefined ? [] : [after.date, after.date, after.path]), ...prefixParams, limit],
         turn++,
       );

@@ -85,5 +85,16 @@ export function describeAuditQueue(name: string, make: () => Promise<CatalogUnde
       expect(await catalog().fixityStatus()).toEqual({ mismatch: 0, missing: 1, oldestVerified: '2026-01-01T00:00:01.000Z', neverVerified: false });
       expect(await catalog().countVerified()).toBe(sorted.length);
     });
+
+    it('leaves withdrawn files out: their bytes are evidence, and a purge deletes them', async () => {
+      const withdrawn = recordOf('imap_swe_l1a_sci_20240108_20240108_v00-01.cdf');
+      expect(await catalog().insert(withdrawn)).toBe('inserted');
+      expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).toContain(withdrawn.file_path);
+      const tombstone = { withdrawn_date: '2026-01-06T00:00:00.000Z', withdrawn_reason: 'test', withdrawn_by: 'curator' };
+      expect((await catalog().withdraw(withdrawn.file_path, tombstone)).outcome).toBe('withdrawn');
+      expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).not.toContain(withdrawn.file_path);
+      await catalog().recordFixity(withdrawn.file_path, '2026-01-01T00:00:00.000Z', 'ok');
+      expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).not.toContain(withdrawn.file_path);
+    });
   });
 }
