@@ -88,11 +88,12 @@ export interface FixityStatus {
 /**
  * The statements of FixityStatus: the failures from the partial index files_fixity_failed
  * (few rows), the oldest date and a never-verified file from one probe each of files_verified.
- * `> ''` rather than IS NOT NULL: a range every planner takes on the index.
+ * `> ''` rather than IS NOT NULL: a range every planner takes on the index. Archived files only,
+ * as the audit reads them (withdrawn ones are rare: the probes stay on the index).
  */
 export const FIXITY_FAILURES_SQL = "SELECT fixity, count(*) FROM files WHERE fixity IN ('mismatch', 'missing') GROUP BY fixity";
-export const OLDEST_VERIFIED_SQL = "SELECT verified_date FROM files WHERE verified_date > '' ORDER BY verified_date LIMIT 1";
-export const NEVER_VERIFIED_SQL = 'SELECT 1 FROM files WHERE verified_date IS NULL LIMIT 1';
+export const OLDEST_VERIFIED_SQL = "SELECT verified_date FROM files WHERE verified_date > '' AND status IS NULL ORDER BY verified_date LIMIT 1";
+export const NEVER_VERIFIED_SQL = 'SELECT 1 FROM files WHERE verified_date IS NULL AND status IS NULL LIMIT 1';
 /** Files verified at least once: a count over the index's range, as costly as counting the catalog (cached as long). */
 export const VERIFIED_COUNT_SQL = "SELECT count(*) FROM files WHERE verified_date > ''";
 

@@ -93,6 +93,8 @@ export function describeAuditQueue(name: string, make: () => Promise<CatalogUnde
       const tombstone = { withdrawn_date: '2026-01-06T00:00:00.000Z', withdrawn_reason: 'test', withdrawn_by: 'curator' };
       expect((await catalog().withdraw(withdrawn.file_path, tombstone)).outcome).toBe('withdrawn');
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).not.toContain(withdrawn.file_path);
+      // Never verified, yet no file the audit owes: the metrics say none is waiting.
+      expect(await catalog().fixityStatus()).toMatchObject({ neverVerified: false, oldestVerified: '2026-01-01T00:00:01.000Z' });
       await catalog().recordFixity(withdrawn.file_path, '2026-01-01T00:00:00.000Z', 'ok');
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).not.toContain(withdrawn.file_path);
     });
