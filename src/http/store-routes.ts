@@ -22,6 +22,8 @@ interface StoreQuery {
   /** With `partNumber`: a part of a multipart upload (signed as such). */
   uploadId?: string;
   partNumber?: string;
+  /** `include`: a withdrawn file's evidence address (signed as such). */
+  withdrawn?: string;
 }
 
 /** RFC 9530's Repr-Digest of bytes whose SHA-256 is `hex`. */
@@ -33,17 +35,6 @@ export function reprDigest(hex: string): string {
 function noneMatchHits(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-/**
- * Whether a download address was signed before `date`: it was signed `downloadTtl` seconds
- * before its expiry, to the second (an address signed within the withdrawal's own second counts
- * as after it).
- */
-function signedBeforeAt(downloadTtl: number, request: FastifyRequest, date: string | undefined): boolean {
-  const { expires } = (request.query ?? {}) as StoreQuery;
-  const withdrawnSecond = Math.floor(Date.parse(date ?? '') / 1000);
-  return Number.isNaN(withdrawnSecond) || Number(expires) - downloadTtl < withdrawnSecond;
 }
 
 /** Each request's signature verdict, decided once (a request is never checked twice: HMACs cost). */
@@ -64,7 +55,10 @@ function signatureVerdict(signer: UrlSigner, request: FastifyRequest): Signature
     verdict = /^\d{1,5}$/.test(partNumber) ? signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature) : 'invalid';
   } else {
     const put = request.method === 'PUT';
-    verdict = signer.check(put ? 'PUT' : 'GET', key, expires, signature, { uploader, sha256: put ? sha256 : undefined });
+    // A withdrawn file's evidence address is signed as EVIDENCE (docs/api.md "Withdrawn files").
+    const { withdrawn } = (request.query ?? {}) as StoreQuery;
+    const method = put ? 'PUT' : withdrawn === undefined ? 'GET' : withdrawn === 'include' ? 'EVIDENCE' : undefined;
+    verdict = method === undefined ? 'invalid' : signer.check(method, key, expires, signature, { uploader, sha256: put ? sha256 : undefined });
   }
   verdicts.set(request, verdict);
   return verdict;
@@ -184,7 +178,6 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       return reply.code(200).header('ETag', `"${result.sha256}"`).send();
     });
 
-    const signedBefore = (request: FastifyRequest, date: string | undefined) => signedBeforeAt(ctx.downloadTtl, request, date);
     app.get('/store/*', { config: { access: 'signed' } }, async (request, reply) => {
       const key = authorize(request, reply);
       if (key === undefined) return reply;
@@ -199,10 +192,10 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       // Bytes an audit found damaged are never served as good, even through an address handed
       // out before the audit (docs/api.md "Damaged files").
       if (record && fixityFailed(record.fixity)) return sendError(reply, FIXITY_FAILED.create(key, record.verified_date ?? 'an earlier date', record.fixity));
-      // A withdrawn file's bytes are for curators only: an address signed before the withdrawal
-      // (handed to anyone) answers its 410 from then on; one signed since can only be a
-      // curator's (/download?withdrawn=include; docs/api.md "Withdrawn files").
-      if (record?.status === 'withdrawn' && signedBefore(request, record.withdrawn_date)) return sendError(reply, withdrawnError(record));
+      // A withdrawn file's bytes are for curators only: any other address (one handed out
+      // before the withdrawal included) answers its 410 from then on; a curator's is signed as
+      // evidence (/download?withdrawn=include; docs/api.md "Withdrawn files").
+      if (record?.status === 'withdrawn' && (request.query as StoreQuery).withdrawn !== 'include') return sendError(reply, withdrawnError(record));
       return serveStored(request, reply, key, record);
     });
 

@@ -32,7 +32,7 @@ export function download(ctx: ServiceContext, requestPath: string, evidence: Wit
     if (record.status === 'withdrawn' && !evidence.include) return gone(record);
     // Never served as if good (docs/api.md "Damaged files"); the record itself stays queryable.
     if (fixityFailed(record.fixity)) return failure(FIXITY_FAILED.create(path, record.verified_date ?? 'an earlier date', record.fixity));
-    return redirect(ctx, path);
+    return redirect(ctx, path, record.status === 'withdrawn');
   });
 }
 
@@ -54,10 +54,10 @@ export function withdrawnError(record: FileRecord): ServerError {
   return raise(FILE_WITHDRAWN, [record.file_path, record.withdrawn_date ?? '', record.withdrawn_reason ?? '', replacement], { headers: link });
 }
 
-/** The 302 to the stored bytes' signed address. */
-function redirect(ctx: ServiceContext, path: string): MaybePromise<Envelope> {
+/** The 302 to the stored bytes' signed address (`evidence`: a withdrawn file's, for a curator). */
+function redirect(ctx: ServiceContext, path: string, evidence = false): MaybePromise<Envelope> {
   return andThen(
-    ctx.store.presignGet(path, ctx.downloadTtl),
+    ctx.store.presignGet(path, ctx.downloadTtl, evidence ? { evidence } : undefined),
     (url): Envelope => ({
       statusCode: 302,
       headers: { 'Content-Type': 'text/html', Location: url },

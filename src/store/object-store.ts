@@ -100,8 +100,13 @@ export interface ObjectStore {
    * promotion, on S3) refuses others (docs/api.md, "Checked transfers").
    */
   presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): string | Promise<string>;
-  /** A signed, followable address of the bytes, valid for `ttlSeconds` (at once when signed here, as the local store's). */
-  presignGet(key: string, ttlSeconds: number): string | Promise<string>;
+  /**
+   * A signed, followable address of the bytes, valid for `ttlSeconds` (at once when signed here,
+   * as the local store's). `evidence`: the kept bytes of a withdrawn file, for a curator; the
+   * local store serves a withdrawn file only through such an address (docs/api.md "Withdrawn
+   * files"); S3 cannot tell, so its addresses are the same.
+   */
+  presignGet(key: string, ttlSeconds: number, options?: { readonly evidence?: boolean }): string | Promise<string>;
   /**
    * Every stored object, in key order where the backend allows. Entries the store refuses to
    * read (the local store: symbolic links, which it never follows) are left out and told to

@@ -129,6 +129,8 @@ export function describeWithdraw(label: string, start: () => Promise<WithdrawSui
       if (early.startsWith(base)) {
         expect([stale.status, stale.headers.get('x-error-code')]).toEqual([410, 'SDC_FILE_WITHDRAWN']);
         expect(stale.headers.get('link')).toBe(`</download/${pathOf('v00-02')}>; rel="successor-version"`);
+        // Nor can it be made a curator's evidence address: that is signed as such.
+        expect((await fetch(`${early}&withdrawn=include`)).status).toBe(403);
       } else {
         expect(stale.status).toBe(200);
       }
@@ -143,6 +145,14 @@ export function describeWithdraw(label: string, start: () => Promise<WithdrawSui
       const archived = await fetch(`${base}/query?descriptor=${tag}&format=metalink`);
       expect(archived.status).toBe(200);
       expect(await archived.text()).not.toContain('v00-03');
+    });
+
+    it("keeps the withdrawn file from the mission's own client too: the earlier form's query leaves it out, its download is 410", async () => {
+      const tuples = await (await fetch(`${base}/v0/query?descriptor=${tag}`)).text();
+      expect(tuples).toContain(`'v00-01'`);
+      expect(tuples).not.toContain(`'v00-03'`);
+      const res = await fetch(`${base}/v0/download/${nameOf('v00-03')}`, { redirect: 'manual' });
+      expect([res.status, res.headers.get('x-error-code')]).toEqual([410, 'SDC_FILE_WITHDRAWN']);
     });
 
     it('serves the kept bytes to a curator with withdrawn=include, to no one else', async () => {

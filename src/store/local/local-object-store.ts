@@ -97,14 +97,16 @@ export class LocalObjectStore implements ObjectStore {
     return this.signedUrl('PUT', key, ttlSeconds, uploader, sha256);
   }
 
-  presignGet(key: string, ttlSeconds: number): string {
-    return this.signedUrl('GET', key, ttlSeconds);
+  presignGet(key: string, ttlSeconds: number, options: { readonly evidence?: boolean } = {}): string {
+    return this.signedUrl(options.evidence ? 'EVIDENCE' : 'GET', key, ttlSeconds);
   }
 
-  private signedUrl(method: 'GET' | 'PUT', key: string, ttlSeconds: number, uploader?: string, sha256?: string): string {
+  private signedUrl(method: 'GET' | 'PUT' | 'EVIDENCE', key: string, ttlSeconds: number, uploader?: string, sha256?: string): string {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
     const signature = this.signer.sign(method, key, expires, uploader, sha256);
-    return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['sha256', sha256], ['signature', signature]]);
+    // `withdrawn=include` says which method the signature is for (an evidence GET: EVIDENCE).
+    const marker = method === 'EVIDENCE' ? 'include' : undefined;
+    return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['sha256', sha256], ['withdrawn', marker], ['signature', signature]]);
   }
 
   async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {

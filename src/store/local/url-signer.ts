@@ -1,7 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** `PART`: a part of a multipart upload (its subject names key, upload and part number). */
-export type SignedMethod = 'GET' | 'PUT' | 'PART';
+/**
+ * `PART`: a part of a multipart upload (its subject names key, upload and part number).
+ * `EVIDENCE`: a GET of a withdrawn file's kept bytes, handed to a curator only (docs/api.md
+ * "Withdrawn files"); a plain GET address cannot be turned into one.
+ */
+export type SignedMethod = 'GET' | 'PUT' | 'PART' | 'EVIDENCE';
 
 export type SignatureCheck = 'valid' | 'expired' | 'invalid';
 

@@ -92,7 +92,7 @@ export class S3ObjectStore implements ObjectStore {
     });
   }
 
-  presignGet(key: string, ttlSeconds: number): Promise<string> {
+  presignGet(key: string, ttlSeconds: number, _options?: { readonly evidence?: boolean }): Promise<string> {
     const fileName = key.slice(key.lastIndexOf('/') + 1);
     const command = new GetObjectCommand({
       Bucket: this.location.bucket,
