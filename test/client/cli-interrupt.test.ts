@@ -59,7 +59,10 @@ describe('sdc upload interrupted by Ctrl-C', { timeout: 180_000 }, () => {
     await writeTree(data, { [path]: bytes });
     const file = join(data, ...path.split('/'));
     const state = join(dirname(file), `.${basename(file)}.sdc-upload.json`);
-    world.proxy.inject((r) => r.method === 'PUT' && r.url.includes('partNumber=2'), { stallAfter: 0 });
+    // Part 2 never reaches the server (answered 503 by the proxy, retried by the client): held
+    // whatever the timing. (A stalled answer still forwarded its body, which the server could
+    // store before the Ctrl-C.)
+    world.proxy.inject((r) => r.method === 'PUT' && r.url.includes('partNumber=2'), { status: 503 }, Infinity);
     const cli = startCli(['upload', '--part-threshold', '16', '--parts', '1', path], { cwd: data, env: world.env });
     await expect.poll(() => world.proxy.seen('/store/', 'PUT').length, { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
     expect(await cli.stop('SIGINT')).toBe(130);
