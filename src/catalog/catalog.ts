@@ -6,17 +6,10 @@ import type { KeyStore } from './key-store.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
+import type { Tombstone } from '../wire/record.js';
 
-/** What a withdrawal writes into a record (docs/api.md "Withdrawn files"). */
-export interface Tombstone {
-  /** ISO-8601 UTC. */
-  readonly withdrawn_date: string;
-  readonly withdrawn_reason: string;
-  /** The curator key's name. */
-  readonly withdrawn_by: string;
-  /** The stored path of the replacement: an archived (not withdrawn) file other than this one. */
-  readonly superseded_by?: string;
-}
+/** What a withdrawal writes into a record: derived from the record's declaration (src/wire/record.ts). */
+export type { Tombstone };
 
 /** How a withdrawal ended: done (the record as it now is), or why not (nothing was changed). */
 export type WithdrawOutcome =

@@ -37,8 +37,8 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
     eq('version', filter.version);
   }
   eq('extension', filter.extension);
-  eq('ingestion_date', filter.ingestion_start, '>=');
-  eq('ingestion_date', filter.ingestion_end, '<=');
+  eq('ingestion_date', filter.ingestion_start_date, '>=');
+  eq('ingestion_date', filter.ingestion_end_date, '<=');
   // Withdrawn files are left out unless asked for (docs/api.md "Withdrawn files"); literals, so
   // the partial index files_withdrawn serves status=withdrawn.
   if (filter.status === undefined) where.push('files.status IS NULL');

@@ -1,4 +1,3 @@
-import type { FileRecord } from './file-record.js';
 
 /*
  * What the catalog keeps up to date at ingest so that `version=latest` and GET /coverage cost
@@ -128,8 +127,8 @@ export function postgresRefreshSql(arrays: readonly string[][]): string[] {
 /** PostgreSQL's whole-table refresh (a load larger than the table), after ALL_DAYS_LOCK. */
 export const POSTGRES_REFRESH_ALL_SQL = [`SELECT pg_advisory_xact_lock(${ALL_DAYS_LOCK})`, ...REFRESH_ALL_SQL];
 
-/** The arrays postgresRefreshSql's statements take, from the records written. */
-export function productArrays(records: readonly FileRecord[]): string[][] {
+/** The arrays postgresRefreshSql's statements take, from the records (or products) written. */
+export function productArrays(records: readonly ProductKey[]): string[][] {
   const columns: string[][] = [[], [], [], []];
   for (const p of distinctProducts(records)) {
     columns[0]!.push(p.instrument);
@@ -140,8 +139,8 @@ export function productArrays(records: readonly FileRecord[]): string[][] {
   return columns;
 }
 
-/** The products of some records, each once. */
-export function distinctProducts(records: readonly FileRecord[]): ProductKey[] {
+/** The products of some records (or products), each once. */
+export function distinctProducts(records: readonly ProductKey[]): ProductKey[] {
   const seen = new Map<string, ProductKey>();
   for (const r of records) {
     const key = `${r.instrument}\u0000${r.data_level}\u0000${r.descriptor}\u0000${r.start_date}`;

@@ -1,30 +1,14 @@
 import { isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
-import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type ParameterKind, type QueryFormat, type QueryParameterName } from '../wire/query.js';
+import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type FilterValue, type ParameterKind, type QueryFilterName, type QueryFormat, type QueryParameterName } from '../wire/query.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
- * A validated query (docs/api.md, The three endpoints, plus the additive harvesting parameters).
+ * A validated query (docs/api.md, The three endpoints, plus the additive harvesting parameters):
+ * each filter parameter of src/wire/query.ts under its own name, its value as parsed
+ * (FilterValue: instants as ISO-8601 UTC, `overlap` a boolean, `status` absent for archived).
  * Parsing and validating the query string lives here once, for every catalog adapter.
  */
-export interface QueryFilter {
-  readonly file_path?: string;
-  readonly instrument?: string;
-  readonly data_level?: string;
-  readonly descriptor?: string;
-  /** Bounds `YYYYMMDD`, inclusive: on the file's start date, or with `overlap` on its span. */
-  readonly start_date?: string;
-  readonly end_date?: string;
-  /** Absent or `*` = any version; `latest` = each product's highest version. */
-  readonly version?: string;
-  readonly extension?: string;
-  /** Bounds on when the file was indexed, ISO-8601 UTC, inclusive. */
-  readonly ingestion_start?: string;
-  readonly ingestion_end?: string;
-  /** Select files whose [start_date, end_date] overlaps the date range. */
-  readonly overlap?: boolean;
-  /** Absent = archived files only (the default); `withdrawn` = only withdrawn ones; `any` = both (docs/api.md "Withdrawn files"). */
-  readonly status?: 'withdrawn' | 'any';
-}
+export type QueryFilter = { readonly [K in QueryFilterName]?: FilterValue<(typeof QUERY_PARAMETERS)[K]['kind']> };
 
 // Names, order, roles and patterns are declared once in src/wire/query.ts; this module checks values.
 export { QUERY_FORMATS, type QueryFormat };
@@ -76,10 +60,10 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
     if (problem) return invalid(name, value, problem);
     switch (name) {
       case 'ingestion_start_date':
-        filter.ingestion_start = parseInstant(value, false);
+        filter.ingestion_start_date = parseInstant(value, false);
         break;
       case 'ingestion_end_date':
-        filter.ingestion_end = parseInstant(value, true);
+        filter.ingestion_end_date = parseInstant(value, true);
         break;
       case 'overlap':
         filter.overlap = value === 'true';
@@ -108,7 +92,7 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
   if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
     return { ok: false, message: `start_date ${filter.start_date} is after end_date ${filter.end_date}; expected start_date <= end_date.` };
   }
-  if (filter.ingestion_start && filter.ingestion_end && filter.ingestion_start > filter.ingestion_end) {
+  if (filter.ingestion_start_date && filter.ingestion_end_date && filter.ingestion_start_date > filter.ingestion_end_date) {
     return { ok: false, message: 'ingestion_start_date is after ingestion_end_date; expected start <= end.' };
   }
   const options: { -readonly [K in keyof QueryOptions]: QueryOptions[K] } = {};

@@ -9,8 +9,8 @@ import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
-import { appendChange, appendChanges, CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, type ChangeEntry, type ChangesRange } from './change-log.js';
-import { distinctProducts, postgresRefreshSql, productArrays, refreshStatements } from './product-refresh.js';
+import { CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
+import type { Refresh } from './post-write.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
 import type { NameLeases } from './name-leases.js';
@@ -20,6 +20,7 @@ import { RECORD_COLUMN_COUNT, RECORD_COLUMNS, recordOfRow, rowOf } from './recor
 import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
 import type { RecordPages } from './record-pages.js';
 import type { CatalogDatabase } from './schema.js';
+import { TOMBSTONE_FIELDS } from '../wire/record.js';
 
 /** Rows per multi-row INSERT (a record's columns each; SQLite allows 32766 parameters per statement). */
 const INSERT_BATCH = Math.floor(6000 / RECORD_COLUMN_COUNT);
@@ -72,8 +73,7 @@ export abstract class SqlCatalog implements Catalog {
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-      await this.refreshProducts(trx, [record]);
-      await appendChange(trx, this.dialect, { change: 'created', record });
+      await this.postWrite(trx, [record], [newChange('created', record)]);
       return true;
     });
     if (inserted) return 'inserted';
@@ -82,16 +82,11 @@ export abstract class SqlCatalog implements Catalog {
   }
 
   /**
-   * The latest flags and coverage rows of the records' products, in the writing transaction
-   * (product-refresh.ts: the one place they are recomputed).
+   * The engine's post-write step (post-write.ts: refresh, then the change log, last), in the
+   * writing transaction.
    */
-  private async refreshProducts(trx: Kysely<CatalogDatabase>, records: readonly FileRecord[]): Promise<void> {
-    if (this.dialect.engine === 'postgres') {
-      const arrays = productArrays(records);
-      for (const text of postgresRefreshSql(arrays)) await trx.executeQuery(CompiledQuery.raw(text, arrays));
-      return;
-    }
-    for (const { text, params } of refreshStatements(distinctProducts(records))) await trx.executeQuery(CompiledQuery.raw(text, params));
+  private async postWrite(trx: Kysely<CatalogDatabase>, refresh: Refresh, changes: readonly NewChange[]): Promise<void> {
+    for (const { text, params } of this.dialect.postWrite(refresh, changes)) await trx.executeQuery(CompiledQuery.raw(text, [...params]));
   }
 
   /**
@@ -123,10 +118,7 @@ export abstract class SqlCatalog implements Catalog {
           if (inserted.delete(record.file_path)) created.push(record);
         }
       }
-      if (created.length > 0) {
-        await this.refreshProducts(trx, records);
-        await appendChanges(trx, this.dialect, created.map((record) => ({ change: 'created' as const, record })));
-      }
+      if (created.length > 0) await this.postWrite(trx, records, created.map((record) => newChange('created', record)));
       return created.length;
     }));
   }
@@ -153,10 +145,7 @@ export abstract class SqlCatalog implements Catalog {
       .updateTable('files')
       .set({
         status: 'withdrawn',
-        withdrawn_date: tombstone.withdrawn_date,
-        withdrawn_reason: tombstone.withdrawn_reason,
-        withdrawn_by: tombstone.withdrawn_by,
-        superseded_by: tombstone.superseded_by ?? null,
+        ...Object.fromEntries(TOMBSTONE_FIELDS.map((field) => [field, tombstone[field] ?? null])),
         // Never latest again (product-refresh.ts then picks the next archived version).
         is_latest: 0,
       })
@@ -176,10 +165,9 @@ export abstract class SqlCatalog implements Catalog {
       if (tombstone.superseded_by === filePath || !row || row.status !== null) throw new Refused({ outcome: 'replacement_not_archived' });
     }
     const record = (await this.recordIn(trx, filePath))!;
-    await this.refreshProducts(trx, [record]);
-    // The change log's entry, in this transaction and as its last write (on PostgreSQL it takes
-    // the lock that keeps ids in commit order: docs/api.md "The change log").
-    await appendChange(trx, this.dialect, { change: 'withdrawn', record });
+    // The change log's entry last (on PostgreSQL it takes the lock that keeps ids in commit
+    // order: docs/api.md "The change log").
+    await this.postWrite(trx, [record], [newChange('withdrawn', record)]);
     return { outcome: 'withdrawn', record };
   }
 

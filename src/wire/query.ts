@@ -135,6 +135,9 @@ type NamesWith<R extends ParameterRole> = { [K in QueryParameterName]: (typeof Q
 export type QueryFilterName = NamesWith<'filter'>;
 export type AnswerParameterName = NamesWith<'answer'>;
 
+/** A filter's value once parsed (src/catalog/query-filter.ts): `archived`, the default, is left out. */
+export type FilterValue<K extends ParameterKind> = K extends 'boolean' ? boolean : K extends 'status' ? Exclude<StatusChoice, 'archived'> : string;
+
 /** The spec's eight are the record's fields, named alike (docs/api.md "The record"). */
 type SpecNames = { [K in QueryParameterName]: (typeof QUERY_PARAMETERS)[K]['spec'] extends true ? K : never }[QueryParameterName];
 const specNamesAreRecordFields: [SpecNames] extends [SpecRecordField] ? ([SpecRecordField] extends [SpecNames] ? true : never) : never = true;
