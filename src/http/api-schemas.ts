@@ -3,7 +3,7 @@ import { messages as keyMessages } from './api-key-auth.js';
 import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
 import { ALREADY_WITHDRAWN, API_KEY_NOT_CURATOR, FILE_WITHDRAWN, INVALID_WITHDRAWAL, WITHDRAWN_NEEDS_CURATOR } from '../errors/index.js';
 import { exampleStoredPath, MAX_WITHDRAW_REASON, messages } from '../service/index.js';
-import { ARCHIVE_RECORD_FIELDS, RECORD_FIELD_INFO, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField } from '../wire/record.js';
+import { ARCHIVE_RECORD_FIELDS, RECORD_FIELD_INFO, RECORD_FIELDS, SPEC_RECORD_FIELDS, TOMBSTONE_FIELDS, type RecordField } from '../wire/record.js';
 
 /**
  * Route schemas of the two API forms: they type and describe every parameter, status
@@ -178,7 +178,7 @@ export function withdrawSchema(mission: MissionConfig) {
     tags: ['current form'],
     summary: 'Withdraw an archived file, leaving a tombstone (curator key)',
     description:
-      'The record keeps every field and gains status, withdrawn_date, withdrawn_reason, withdrawn_by and superseded_by. ' +
+      `The record keeps every field and gains ${['status', ...TOMBSTONE_FIELDS].join(', ').replace(/, (?=[^,]*$)/, ' and ')}. ` +
       'Queries leave it out unless status=withdrawn|any; its download answers 410; its name is never reused. ' +
       'version=latest falls back to the next archived version.',
     params: pathParams(`Stored path of the file (${path}), or its bare file name.`, path),

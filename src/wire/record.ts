@@ -72,9 +72,10 @@ export const ARCHIVE_RECORD_FIELDS = RECORD_FIELDS.filter((f) => !RECORD_FIELD_I
 export const TOMBSTONE_FIELDS = RECORD_FIELDS.filter((f) => 'tombstone' in RECORD_FIELD_INFO[f]) as readonly TombstoneField[];
 
 /** The portal's table columns, in record order, and those whose header orders the page. */
-export const TABLE_COLUMNS = RECORD_FIELDS.filter((f) => 'column' in RECORD_FIELD_INFO[f]);
-export type TableColumn = FieldsWith<{ column: { sort: true } }>;
-export const TABLE_SORT_KEYS = TABLE_COLUMNS.filter((f) => (RECORD_FIELD_INFO[f] as FieldInfo).column?.sort) as readonly TableColumn[];
+export type TableColumn = FieldsWith<{ column: object }>;
+export type TableSortKey = FieldsWith<{ column: { sort: true } }>;
+export const TABLE_COLUMNS = RECORD_FIELDS.filter((f) => 'column' in RECORD_FIELD_INFO[f]) as readonly TableColumn[];
+export const TABLE_SORT_KEYS = TABLE_COLUMNS.filter((f) => RECORD_FIELD_INFO[f].column.sort) as readonly TableSortKey[];
 
 /** The earlier form's tuple (docs/api.md "Earlier form"): the spec's fields without file_path, in order. */
 export const TUPLE_FIELDS = SPEC_RECORD_FIELDS.slice(1) as readonly Exclude<SpecRecordField, 'file_path'>[];

@@ -49,7 +49,7 @@ Examples:
     )
     .action(async (flags: WatchFlags, command: Command) => {
       // Files indexed by a moment already past are all there: a watch for them would wait forever.
-      if (flags.until !== undefined && untilEnd(flags.until) <= Date.now()) {
+      if (typeof flags.until === 'string' && untilEnd(flags.until) <= Date.now()) {
         command.error(`error: --until ${flags.until} is in the past: no file indexed from now on can match. List those files with sdc query --until ${flags.until}.`, {
           exitCode: 2,
         });
