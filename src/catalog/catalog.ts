@@ -96,5 +96,19 @@ export interface Catalog {
   leases(): NameLeases;
   /** Cheap liveness check for /readyz. */
   ping(): Promise<void>;
+  /** How busy the connection pools are, where the catalog has them (PostgreSQL): /metrics. */
+  connectionPools?(): readonly ConnectionPoolUse[];
   close(): Promise<void>;
+}
+
+/** One connection pool's use, now. */
+export interface ConnectionPoolUse {
+  /** `writes` or `reads` (PostgreSQL: docs/deploy.md "PostgreSQL catalog"). */
+  readonly pool: string;
+  readonly max: number;
+  /** Connections open, busy or idle. */
+  readonly open: number;
+  readonly idle: number;
+  /** Queries waiting for a connection: the pool is saturated. */
+  readonly waiting: number;
 }

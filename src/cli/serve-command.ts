@@ -56,6 +56,7 @@ export function registerServeCommand(program: Command): void {
     .option('--require-keys <bool>', 'uploads need an API key even before one exists [SDC_REQUIRE_KEYS, false on the embedded backends, true on S3 or PostgreSQL]')
     .option('--read-needs-key <bool>', 'query and download need an API key too [SDC_READ_NEEDS_KEY, false]')
     .option('--max-object-size <bytes>', 'largest file a PUT may store [SDC_MAX_OBJECT_SIZE, 5368709120]')
+    .option('--min-free <size>', 'free space under which the local store refuses new uploads (507), e.g. 5% or 20GiB, 0 = off [SDC_MIN_FREE, 5%]')
     .option('--request-timeout <seconds>', 'longest time to receive a whole request [SDC_REQUEST_TIMEOUT, 3600]')
     .option('--idle-timeout <seconds>', 'longest a connection may stay silent [SDC_IDLE_TIMEOUT, 30]')
     .option('--rate-limit <n>', 'requests per minute per API key or address, 0 = off [SDC_RATE_LIMIT, 1200]')

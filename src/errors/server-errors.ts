@@ -42,6 +42,13 @@ export const OUT_OF_SPACE = declareError(
   507,
   (path: string) => `The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`,
 );
+/** The local store's free space is under its watermark (docs/deploy.md "Free space"): refused before any byte is taken. */
+export const LOW_SPACE = declareError(
+  'SDC_LOW_SPACE',
+  507,
+  (path: string) =>
+    `The archive is short of space: ${path} cannot be taken now (the store's free space is under the operators' watermark, SDC_MIN_FREE). Nothing was stored. Send it again once space has been freed.`,
+);
 
 // --- Fixity audits (docs/api.md "Damaged files"): a file whose stored bytes an audit found damaged or missing ---
 export const FIXITY_FAILED = declareError(

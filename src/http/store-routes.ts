@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { fixityFailed, type FileRecord } from '../catalog/index.js';
 import { ALREADY_EXISTS, FIXITY_FAILED, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
 import { ingest, withdrawnError, type ServiceContext } from '../service/index.js';
-import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
+import { isOutOfSpace, lowSpaceRefusal, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { storedMediaType } from '../wire/media-type.js';
 import { sendError } from './error-answer.js';
@@ -149,6 +149,9 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       if ((request.query as StoreQuery).uploadId !== undefined) return putPart(request, reply);
       const key = authorize(request, reply);
       if (key === undefined) return reply;
+      // An address handed out before the store ran short is refused too: a new file, not yet begun.
+      const lowSpace = lowSpaceRefusal(store, key);
+      if (lowSpace) return refuse(request, reply, lowSpace);
       const body = (request.body as Readable | undefined) ?? request.raw;
       const { uploader, sha256: declared } = request.query as StoreQuery;
       const result = await store.write(key, body, uploader, declared).catch((err: unknown) => {

@@ -3,7 +3,7 @@ import { ALREADY_EXISTS, INVALID_DIGEST, INVALID_NAME, NAME_WITHDRAWN, UPLOAD_UN
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
-import { isOutOfSpace } from './out-of-space.js';
+import { isOutOfSpace, lowSpaceRefusal } from './out-of-space.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -32,9 +32,17 @@ export function declaredDigest(given: string): string | null {
 
 /**
  * The checks of an upload request: the name's rules (400), then a file stored or indexed
- * under it (409). The canonical stored path when the name is free, else the refusal.
+ * under it (409), then the store's free space (507). The canonical stored path when the name
+ * is free and there is room, else the refusal.
  */
 export function freeName(ctx: ServiceContext, requestPath: string): MaybePromise<string | Envelope> {
+  return andThen(nameChecks(ctx, requestPath), (checked) => {
+    const lowSpace = typeof checked === 'string' ? lowSpaceRefusal(ctx.store, checked) : undefined;
+    return lowSpace ? failure(lowSpace) : checked;
+  });
+}
+
+function nameChecks(ctx: ServiceContext, requestPath: string): MaybePromise<string | Envelope> {
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':

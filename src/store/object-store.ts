@@ -141,6 +141,23 @@ export interface ObjectStore {
   recover?(): Promise<{ readonly temporaryFiles: number; readonly expiredUploads: number }>;
   /** Resolves once the writes this process has under way have finished or cleaned up (graceful close). */
   settled?(): Promise<void>;
+  /** The free space of a store on this machine's disk (the local store), against its watermark (SDC_MIN_FREE). */
+  readonly space?: StoreSpace;
+}
+
+/** A look at a store's file system, in bytes. */
+export interface SpaceReading {
+  /** What the service may still write. */
+  readonly free: number;
+  readonly size: number;
+  /** The watermark: below it new uploads are refused (507). */
+  readonly minFree: number;
+  readonly low: boolean;
+}
+
+export interface StoreSpace {
+  /** Recent, never older than a second; undefined when the file system cannot be read. */
+  reading(): SpaceReading | undefined;
 }
 
 /** A part the store holds for a multipart upload. `etag` is opaque, without quotes. */

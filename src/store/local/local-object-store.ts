@@ -11,10 +11,12 @@ import { LOCAL_STORE, LocalObjectWrites, type WriteResult } from './local-object
 import { notesRootOf, readNote, removeNote } from './object-note.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
 import { fsync, TEMP_PREFIX } from './write-primitives.js';
+import { FreeSpace, type MinFree } from './free-space.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
 export { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 export type { WriteResult } from './local-object-write.js';
+export { DEFAULT_MIN_FREE, parseMinFree, type MinFree } from './free-space.js';
 
 /**
  * The embedded object store: files under a root folder, served by this server's own
@@ -22,6 +24,7 @@ export type { WriteResult } from './local-object-write.js';
  */
 export class LocalObjectStore implements ObjectStore {
   readonly multipart: LocalMultipart;
+  readonly space: FreeSpace;
   /** Single PUTs, one per key at a time. */
   private readonly writes = new LocalObjectWrites(this);
 
@@ -32,8 +35,11 @@ export class LocalObjectStore implements ObjectStore {
     private readonly publicUrl: () => string,
     /** Largest object `write` stores, bytes. */
     readonly maxObjectSize = Number.MAX_SAFE_INTEGER,
+    /** Below this free space new uploads are refused (docs/deploy.md "Free space"). */
+    minFree?: MinFree,
   ) {
     this.multipart = new LocalMultipart(this, signer, publicUrl);
+    this.space = new FreeSpace(root, minFree);
   }
 
   /** Absolute file of a key. Refuses anything that could step outside the root. */
