@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 import { AccessLog } from './access-log.js';
+import { buildValidator } from './body-validation.js';
 import type { KeyStore } from '../catalog/index.js';
 import { apiRoutes } from './api-routes.js';
 import { registerCors, type CorsOrigin } from './cors.js';
@@ -87,6 +88,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     // Made on first use: most requests log only their access line, which needs no pino child.
     childLoggerFactory: requestLogFactory,
     frameworkErrors,
+    // Bodies are checked as sent, never coerced (body-validation.ts).
+    schemaController: { compilersFactory: { buildValidator } },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Keep-alive sockets must not outlive a graceful close for long.
     forceCloseConnections: 'idle',
