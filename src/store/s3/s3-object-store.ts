@@ -19,6 +19,7 @@ import { S3Staging } from './s3-staging.js';
 import { STAGING_PREFIX, stagingKeyFor } from './s3-staging-keys.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import { isMissingBucket, MissingBucketError } from './missing-bucket.js';
+import { limitShortCalls } from './s3-deadline.js';
 import type { S3Location } from './s3-url.js';
 
 /**
@@ -44,7 +45,8 @@ export class S3ObjectStore implements ObjectStore {
       endpoint: location.endpoint,
       forcePathStyle: location.forcePathStyle,
       // A store that cannot be reached, or that accepts and then says nothing, fails the request
-      // as unavailable (503 with Retry-After) instead of holding it (docs/reliability.md).
+      // as unavailable (503 with Retry-After) instead of holding it (docs/reliability.md): the
+      // short calls a request waits for within operationTimeoutMs, bytes within requestTimeoutMs.
       requestHandler: { connectionTimeout: 5_000, requestTimeout: location.requestTimeoutMs, throwOnRequestTimeout: true },
       // Newer SDKs add CRC32 checksum headers/parameters to every PUT by default; a
       // presigned address carrying them would refuse a plain PUT (curl, requests, our
@@ -53,6 +55,7 @@ export class S3ObjectStore implements ObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       logger: sdkLogger(log),
     });
+    limitShortCalls(this.client, location.operationTimeoutMs);
     this.staging = new S3Staging(this.client, location.bucket, location.maxPutBytes);
     this.multipart = new S3Multipart(this.client, location.bucket, this.staging);
   }
