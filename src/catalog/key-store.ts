@@ -1,11 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * What a key may do (docs/api.md, "API keys"): an `uploader` uploads; a `curator` may do all an
- * uploader may and also the archive's corrections (routes of access class `curator`).
+ * What a key may do (docs/api.md, "API keys"): a `reader` reads everything, team-only files
+ * included, and uploads nothing; an `uploader` uploads; a `curator` may do all an uploader may
+ * and also the archive's corrections (routes of access class `curator`). Every role reads.
  */
-export type KeyRole = 'uploader' | 'curator';
-export const KEY_ROLES: readonly KeyRole[] = ['uploader', 'curator'];
+export type KeyRole = 'uploader' | 'curator' | 'reader';
+export const KEY_ROLES: readonly KeyRole[] = ['uploader', 'curator', 'reader'];
+
+/** Whether a role may call routes of access class `upload` (a reader's key may not). */
+export function roleUploads(role: KeyRole): boolean {
+  return role !== 'reader';
+}
 
 export function isKeyRole(value: string): value is KeyRole {
   return (KEY_ROLES as readonly string[]).includes(value);

@@ -18,7 +18,7 @@ export interface ApiKeysTable {
   /** Public part of the key, used to find its row. */
   key_id: string;
   name: string;
-  /** `uploader` or `curator` (migration 0010; KeyRole in key-store.ts). */
+  /** `reader`, `uploader` or `curator` (migration 0010; KeyRole in key-store.ts). */
   role: string;
   /** 1 for the name's first key, one more for each rotation (migration 0009). */
   generation: number;

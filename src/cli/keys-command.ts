@@ -35,7 +35,7 @@ export function registerKeysCommand(program: Command): void {
 
   where(keys.command('create <name>'))
     .description('create a key named <name> (who uploads with it, e.g. swe-pipeline) and print it once')
-    .option('--role <role>', `what the key may do: ${KEY_ROLES.join(' or ')} (a curator may also correct the archive)`, 'uploader')
+    .option('--role <role>', `what the key may do: ${KEY_ROLES.join(' or ')} (a curator may also correct the archive; a reader reads team-only files and uploads nothing)`, 'uploader')
     .action(async (name: string, flags: KeysFlags & { role: string }) => {
       // Refused before the catalog is opened: a mistyped role must not leave a key behind.
       if (!isKeyRole(flags.role)) {

@@ -216,7 +216,13 @@ export const API_KEY_NOT_CURATOR = declareError(
   'SDC_API_KEY_NOT_CURATOR',
   403,
   (name: string, role: string) =>
-    `The API key "${name}" is an ${role} key: this call needs a curator key. Ask the archive's operators for one ("sdc keys create NAME --role curator").`,
+    `The API key "${name}" is ${role === 'uploader' ? 'an' : 'a'} ${role} key: this call needs a curator key. Ask the archive's operators for one ("sdc keys create NAME --role curator").`,
+);
+export const API_KEY_READ_ONLY = declareError(
+  'SDC_API_KEY_READ_ONLY',
+  403,
+  (name: string) =>
+    `The API key "${name}" is a reader key: it reads every file but uploads none. Upload with an uploader key ("sdc keys create NAME --role uploader").`,
 );
 export const RATE_LIMITED = declareError(
   'SDC_RATE_LIMITED',

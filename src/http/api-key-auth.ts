@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { KeyCheck, KeyRole, KeyStore } from '../catalog/index.js';
-import { API_KEY_INVALID, API_KEY_MISSING, API_KEY_NOT_CURATOR, API_KEY_REVOKED, raise } from '../errors/index.js';
+import { roleUploads, type KeyCheck, type KeyRole, type KeyStore } from '../catalog/index.js';
+import { API_KEY_INVALID, API_KEY_MISSING, API_KEY_NOT_CURATOR, API_KEY_READ_ONLY, API_KEY_REVOKED, raise } from '../errors/index.js';
 import { sendError } from './error-answer.js';
 import { presentedKey } from './presented-key.js';
 import type { AccessClass } from './route-access.js';
@@ -107,6 +107,7 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
     else if (verdict.kind === 'invalid') sendError(reply, API_KEY_INVALID.create());
     else if (verdict.kind === 'revoked') sendError(reply, API_KEY_REVOKED.create(verdict.name, verdict.revokedAt));
     else if (access === 'curator' && verdict.role !== 'curator') sendError(reply, API_KEY_NOT_CURATOR.create(verdict.name, verdict.role));
+    else if (access === 'upload' && !roleUploads(verdict.role)) sendError(reply, API_KEY_READ_ONLY.create(verdict.name));
     else return true;
     return false;
   };

@@ -43,6 +43,21 @@ describe('API keys', () => {
     expect((await fetch(`${server.url}/download/${SAMPLE_PATH}`, { redirect: 'manual' })).status).toBe(302);
   });
 
+  it('give a reader key reads but no upload (403 SDC_API_KEY_READ_ONLY) and no correction (403, saying it is a reader key)', async () => {
+    server = await startTestServer();
+    const { key } = await server.ctx.catalog.keys().create('science-team', 'reader');
+    const refused = await fetch(`${server.url}/upload/${SAMPLE_PATH}`, { headers: { 'X-API-Key': key } });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('x-error-code')).toBe('SDC_API_KEY_READ_ONLY');
+    expect(await refused.text()).toMatch(/"science-team" is a reader key: it reads every file but uploads none/);
+    const multipart = await fetch(`${server.url}/uploads/${SAMPLE_PATH}`, { method: 'POST', headers: { 'X-API-Key': key } });
+    expect(multipart.status).toBe(403);
+    const correction = await fetch(`${server.url}/withdraw/${SAMPLE_PATH}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: '{"reason": "x"}' });
+    expect(correction.status).toBe(403);
+    expect(await correction.text()).toMatch(/is a reader key: this call needs a curator key/);
+    expect((await fetch(`${server.url}/query`, { headers: { 'X-API-Key': key } })).status).toBe(200);
+  });
+
   it('accept X-API-Key and Authorization: Bearer; refuse wrong (403) and revoked (403) keys, saying which', async () => {
     server = await startTestServer();
     const keys = server.ctx.catalog.keys();
@@ -121,6 +136,7 @@ describe('sdc keys create|list|revoke', () => {
     );
     expect(listed).not.toContain('ops');
     expect(listed).not.toContain(key.slice(22));
+    expect((await sdc('create', 'science-team', '--role', 'reader')).stderr).toMatch(/Created reader key "science-team"/);
 
     const server = await startTestServer({ home });
     try {
@@ -130,8 +146,10 @@ describe('sdc keys create|list|revoke', () => {
     } finally {
       await server.close();
     }
-    expect((await sdc('list')).stdout).toMatch(/swe-pipeline\s+uploader\s+[0-9a-f]{16}\s+\S+\s+\d{4}-\d\d-\d\dT/);
+    const after = (await sdc('list')).stdout;
+    expect(after).toMatch(/science-team\s+reader\s/);
+    expect(after).toMatch(/swe-pipeline\s+uploader\s+[0-9a-f]{16}\s+\S+\s+\d{4}-\d\d-\d\dT/);
     expect(curator).not.toBe(key);
     await expect(sdc('revoke', 'nobody')).rejects.toMatchObject({ code: 2 });
-  });
+  }, 90_000);
 });
