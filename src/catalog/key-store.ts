@@ -2,9 +2,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * What a key may do (docs/api.md, "API keys"): an `uploader` uploads; a `curator` may do all an
- * uploader may and also the archive's corrections (routes of access class `curator`).
+ * uploader may and also the archive's corrections (routes of access class `curator`). A `reader`
+ * (granted to signed-in callers, docs/trust.md "Signed-in callers") uploads nothing.
  */
-export type KeyRole = 'uploader' | 'curator';
+export type KeyRole = 'uploader' | 'curator' | 'reader';
 export const KEY_ROLES: readonly KeyRole[] = ['uploader', 'curator'];
 
 export function isKeyRole(value: string): value is KeyRole {
