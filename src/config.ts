@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DEFAULT_MIN_FREE, parseMinFree, type MinFree } from './store/local/free-space.js';
+import { parseOidcSettings, type OidcSettings } from './oidc-config.js';
 
 /**
  * Server configuration (docs/deploy.md, Variables): environment variables, each overridable by a flag
@@ -55,6 +56,8 @@ export interface ServerConfig {
    * (src/http/client-address.ts); none by default, so a client cannot choose its own address.
    */
   readonly trustedProxies: readonly string[];
+  /** Bearer tokens of the institution's OpenID Connect provider (src/oidc-config.ts); undefined = API keys only. */
+  readonly oidc: OidcSettings | undefined;
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -84,6 +87,12 @@ export const SERVER_SETTINGS = {
   sweepInterval: 'SDC_SWEEP_INTERVAL',
   eventsTokenPrevious: 'SDC_EVENTS_TOKEN_PREVIOUS',
   trustedProxies: 'SDC_TRUSTED_PROXIES',
+  oidcIssuer: 'SDC_OIDC_ISSUER',
+  oidcAudience: 'SDC_OIDC_AUDIENCE',
+  oidcRolesClaim: 'SDC_OIDC_ROLES_CLAIM',
+  oidcRoles: 'SDC_OIDC_ROLES',
+  oidcNameClaim: 'SDC_OIDC_NAME_CLAIM',
+  oidcClientId: 'SDC_OIDC_CLIENT_ID',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -167,6 +176,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     eventsToken,
     eventsTokenPrevious,
     trustedProxies: parseTrustedProxies(get('trustedProxies')),
+    oidc: parseOidcSettings(
+      { issuer: get('oidcIssuer'), audience: get('oidcAudience'), rolesClaim: get('oidcRolesClaim'), roles: get('oidcRoles'), nameClaim: get('oidcNameClaim'), clientId: get('oidcClientId') },
+      (message) => new ConfigError(message),
+    ),
   });
 }
 

@@ -63,6 +63,12 @@ export function registerServeCommand(program: Command): void {
     .option('--sweep-interval <seconds>', 'seconds between sweeps for uploads not yet indexed, 0 = at start only [SDC_SWEEP_INTERVAL, 5]')
     .option('--shutdown-grace <seconds>', 'how long SIGTERM waits for in-flight requests [SDC_SHUTDOWN_GRACE, 30]')
     .option('--trusted-proxies <list>', 'addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed [SDC_TRUSTED_PROXIES, none]')
+    .option('--oidc-issuer <url>', 'issuer of the OpenID Connect provider whose Bearer tokens are accepted [SDC_OIDC_ISSUER, unset = API keys only]')
+    .option('--oidc-audience <aud>', 'aud a token for this archive carries [SDC_OIDC_AUDIENCE, required with the issuer]')
+    .option('--oidc-roles-claim <path>', 'claim holding groups or roles, dotted for nested [SDC_OIDC_ROLES_CLAIM, groups]')
+    .option('--oidc-roles <json>', 'role -> claim values granting it, e.g. {"curator":["sdc-curators"]} [SDC_OIDC_ROLES, {}]')
+    .option('--oidc-name-claim <claim>', 'claim naming the caller [SDC_OIDC_NAME_CLAIM, preferred_username, else sub]')
+    .option('--oidc-client-id <id>', 'public client of the portal and of sdc login [SDC_OIDC_CLIENT_ID]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);
       await checkPort(config);

@@ -22,6 +22,9 @@ import { portalPlugin } from './portal-plugin.js';
 import './public-links.js';
 import { routeAccess, type AccessEntry } from './route-access.js';
 import apiKeyAuth from './api-key-auth.js';
+import { providerKeys } from './oidc/provider-keys.js';
+import { TokenVerifier } from './oidc/token-verifier.js';
+import type { OidcSettings } from '../oidc-config.js';
 import gracefulClose from './graceful-close.js';
 import limits, { serverLimits, type LimitSettings } from './limits.js';
 import metrics from './metrics.js';
@@ -58,6 +61,8 @@ export interface TrustSettings extends LimitSettings {
   readonly readNeedsKey: boolean;
   /** Requests per minute per key or address; 0 = off. */
   readonly rateLimit: number;
+  /** The institution's OpenID Connect provider, whose Bearer tokens are accepted beside keys (SDC_OIDC_*). */
+  readonly oidc?: OidcSettings | undefined;
 }
 
 declare module 'fastify' {
@@ -121,7 +126,9 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   if (trust) {
     // Key verification, then the rate limit (onRequest, app-wide): before every route, so
     // /metrics, the API description, CORS preflights, 404 and 405 spend the budget too (rate-limit.ts).
-    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
+    // One verifier per app: the provider's keys are cached for the process (a Lambda container's too).
+    const tokens = trust.oidc ? new TokenVerifier(trust.oidc, providerKeys(trust.oidc.issuer)) : undefined;
+    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name, ...(tokens ? { tokens } : {}) });
     // Validly signed store requests spend no budget: their signing API request did (docs/client.md, "Pacing").
     await app.register(rateLimit, { perMinute: trust.rateLimit, exempt: signedAddresses ? validlySigned(signedAddresses.signer) : undefined });
   }
