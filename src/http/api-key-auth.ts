@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { roleUploads, type KeyCheck, type KeyRole, type KeyStore } from '../catalog/index.js';
+import { roleUploads, type KeyRole, type KeyStore } from '../catalog/index.js';
 import { API_KEY_INVALID, API_KEY_MISSING, API_KEY_NOT_CURATOR, API_KEY_READ_ONLY, API_KEY_REVOKED, raise } from '../errors/index.js';
 import { sendError } from './error-answer.js';
 import { presentedKey } from './presented-key.js';
