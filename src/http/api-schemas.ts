@@ -126,7 +126,14 @@ export function downloadSchema(mission: MissionConfig, form: 'current' | 'earlie
     response: {
       302: {
         description: 'Found: Location is a signed, followable address of the bytes (SDC_DOWNLOAD_TTL).',
-        headers: { Location: { type: 'string', description: 'Signed address of the bytes.' } },
+        headers: {
+          Location: { type: 'string', description: 'Signed address of the bytes.' },
+          'X-Download-Expires': {
+            type: 'string',
+            format: 'date-time',
+            description: 'Only when the address dies before SDC_DOWNLOAD_TTL (S3: the credentials that signed it expire then): when it does, UTC.',
+          },
+        },
         content: {
           'text/html': {
             schema: { type: 'object', properties: { download_url: { type: 'string', examples: [url] } }, required: ['download_url'] },

@@ -56,15 +56,24 @@ export function withdrawnError(record: FileRecord): ServerError {
 
 /** The 302 to the stored bytes' signed address (`evidence`: a withdrawn file's, for a curator). */
 function redirect(ctx: ServiceContext, path: string, evidence = false): MaybePromise<Envelope> {
-  return andThen(
-    ctx.store.presignGet(path, ctx.downloadTtl, evidence ? { evidence } : undefined),
-    (url): Envelope => ({
-      statusCode: 302,
-      headers: { 'Content-Type': 'text/html', Location: url },
-      body: { download_url: url },
-    }),
+  const signed = (ttl: number, expires: Record<string, string>) =>
+    andThen(
+      ctx.store.presignGet(path, ttl, evidence ? { evidence } : undefined),
+      (url): Envelope => ({
+        statusCode: 302,
+        headers: { 'Content-Type': 'text/html', Location: url, ...expires },
+        body: { download_url: url },
+      }),
+    );
+  if (ctx.store.signingLifetime === undefined) return signed(ctx.downloadTtl, {});
+  // An address that dies before SDC_DOWNLOAD_TTL says when (docs/api.md "The three endpoints").
+  return ctx.store.signingLifetime(ctx.downloadTtl).then((ttl) =>
+    signed(ttl, ttl < ctx.downloadTtl ? { [DOWNLOAD_EXPIRES_HEADER]: new Date(Date.now() + ttl * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
   );
 }
+
+/** On a download's 302 whose address dies before SDC_DOWNLOAD_TTL: when it does (UTC, ISO 8601). */
+export const DOWNLOAD_EXPIRES_HEADER = 'X-Download-Expires';
 
 /** A path without a record: stored without one, or waiting under a staging key (S3), it is indexed on the spot. */
 function unrecorded(ctx: ServiceContext, path: string, requestPath: string): MaybePromise<Envelope> {

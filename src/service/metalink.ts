@@ -24,19 +24,21 @@ export async function metalinkDocument(ctx: ServiceContext, records: AsyncIterab
     if (next.done) return undefined;
     first = next.value;
   }
+  // As long as the store's addresses really live (S3: no longer than the signing credentials).
+  const ttl = (await ctx.store.signingLifetime?.(ctx.downloadTtl)) ?? ctx.downloadTtl;
   return new TextStream(async function* () {
     yield (
       '<?xml version="1.0" encoding="UTF-8"?>\n' +
       '<metalink xmlns="urn:ietf:params:xml:ns:metalink">\n' +
       '<generator>sdc-data-access</generator>\n' +
-      `<!-- Each url is signed for ${ctx.downloadTtl} s from when this document was written: fetch the files before then, or ask for it again. -->\n`
+      `<!-- Each url is signed for ${ttl} s from when this document was written: fetch the files before then, or ask for it again. -->\n`
     );
     // One <file> a line: a reader may join the pages of a paged answer line by line (docs/query.md).
     for (let page = first; ; ) {
       let text = '';
       for (const record of page) {
         // The local store signs at once (no promise per file); S3's signer answers a promise (computed locally, no request).
-        const signed = ctx.store.presignGet(record.file_path, ctx.downloadTtl);
+        const signed = ctx.store.presignGet(record.file_path, ttl);
         text += fileElement(record, typeof signed === 'string' ? signed : await signed);
       }
       yield text;

@@ -108,6 +108,12 @@ export interface ObjectStore {
    */
   presignGet(key: string, ttlSeconds: number, options?: { readonly evidence?: boolean }): string | Promise<string>;
   /**
+   * How long an address signed now really lives, where that can be less than asked: S3's die with
+   * the credentials that signed them (docs/deploy.md "Credentials and address lifetimes").
+   * Absent: every address lives as long as asked.
+   */
+  signingLifetime?(ttlSeconds: number): Promise<number>;
+  /**
    * Every stored object, in key order where the backend allows. Entries the store refuses to
    * read (the local store: symbolic links, which it never follows) are left out and told to
    * `onRefused`, for the reconcile to report.

@@ -21,6 +21,7 @@ import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import { isMissingBucket, MissingBucketError } from './missing-bucket.js';
 import { limitShortCalls } from './s3-deadline.js';
 import type { S3Location } from './s3-url.js';
+import { signingLifetime } from './signing-lifetime.js';
 
 /**
  * The object store on Amazon S3 or an S3-compatible server. Clients PUT and GET the
@@ -82,7 +83,7 @@ export class S3ObjectStore implements ObjectStore {
    * (and the query form Amazon S3 ignores too), so the promotion's check is the one relied on
    * (docs/api.md, "Checked transfers").
    */
-  presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): Promise<string> {
+  async presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): Promise<string> {
     const command = new PutObjectCommand({
       Bucket: this.location.bucket,
       Key: stagingKeyFor(key),
@@ -90,12 +91,12 @@ export class S3ObjectStore implements ObjectStore {
       ...(sha256 === undefined ? {} : { ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64') }),
     });
     return getSignedUrl(this.client, command, {
-      expiresIn: ttlSeconds,
+      expiresIn: await this.signingLifetime(ttlSeconds),
       ...(sha256 === undefined ? {} : { unhoistableHeaders: new Set(['x-amz-checksum-sha256']) }),
     });
   }
 
-  presignGet(key: string, ttlSeconds: number, _options?: { readonly evidence?: boolean }): Promise<string> {
+  async presignGet(key: string, ttlSeconds: number, _options?: { readonly evidence?: boolean }): Promise<string> {
     const fileName = key.slice(key.lastIndexOf('/') + 1);
     const command = new GetObjectCommand({
       Bucket: this.location.bucket,
@@ -105,7 +106,14 @@ export class S3ObjectStore implements ObjectStore {
       ResponseContentDisposition: `attachment; filename="${fileName}"`,
       ResponseContentType: storedMediaType(fileName),
     });
-    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+    return getSignedUrl(this.client, command, { expiresIn: await this.signingLifetime(ttlSeconds) });
+  }
+
+  /** How long an address signed now lives: `ttlSeconds`, capped to the signing credentials' life (signing-lifetime.ts). */
+  async signingLifetime(ttlSeconds: number): Promise<number> {
+    // The SDK's provider chain, memoised: resolved once and again only when near expiry.
+    const credentials = await this.client.config.credentials();
+    return signingLifetime(ttlSeconds, credentials);
   }
 
   /** Keys in UTF-8 byte order (S3's listing order), a page of up to 1000 at a time. */
