@@ -10,7 +10,7 @@ import { startRgw, type RgwServer } from '../helpers/rgw.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { recordFigures } from '../reliability/figures.js';
 import { Instance } from './fault-world.js';
-import { sleep } from './fault-setup.js';
+import { sleep, sql } from './fault-setup.js';
 
 /** What every route must answer within while the store is frozen (docs/reliability.md). */
 const ANSWER_WITHIN_MS = 5_000;
@@ -21,11 +21,13 @@ const day = (n: number) => new Date(Date.UTC(2035, 0, 1) + n * 86_400_000).toISO
 const pathOf = (n: number) => `imap/swe/l1a/${day(n).slice(0, 4)}/${day(n).slice(4, 6)}/imap_swe_l1a_sci_${day(n)}_${day(n)}_v00-01.cdf`;
 
 /**
- * A store that freezes (docs/reliability.md, *Faults at scale*): RGW SIGSTOPped (the kernel
- * still accepts connections, nothing answers) and its port black-holed. One `sdc serve` with
- * the store's default timeouts (as an operator runs it), reached through a proxy the test controls.
+ * The store's faults seen by one `sdc serve` with the store's default timeouts (as an operator
+ * runs it), reached through a proxy the test controls, without bucket notifications (the sweep
+ * indexes): a store that freezes, RGW SIGSTOPped (the kernel still accepts connections, nothing
+ * answers) or its port black-holed; one upload whose promotion fails among others
+ * (docs/reliability.md, *Faults at scale*).
  */
-describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`a frozen store: ${PRODUCTION_BACKENDS_LABEL}`, () => {
+describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`store faults, one instance: ${PRODUCTION_BACKENDS_LABEL}`, () => {
   let rgw: RgwServer;
   let schema: TestSchema;
   let proxy: TcpProxy;
@@ -76,7 +78,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`a frozen store: ${PRODUCTION_BACKEND
   }, 120_000);
 
   afterAll(async () => {
-    recordFigures('faults-frozen-store', rows);
+    recordFigures('faults-store', rows);
     await instance?.kill('SIGTERM');
     await proxy?.stop();
     await rgw?.stop();
@@ -143,4 +145,45 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`a frozen store: ${PRODUCTION_BACKEND
       expect(instance.unexpectedExits).toEqual([]);
     });
   }
+
+  it('the sweep goes on past an upload whose promotion fails: the uploads behind it are indexed, no pass stops', { timeout: 120_000 }, async () => {
+    const failing = pathOf(100);
+    const others = Array.from({ length: 7 }, (_, i) => pathOf(101 + i));
+    const { schema: name } = schema;
+    // The failing upload's record is refused by the catalog (not an outage): its promotion fails every pass.
+    await sql(`create function "${name}".refuse_one() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`);
+    await sql(`create trigger refuse_one before insert on "${name}".files for each row when (new.file_path = '${failing}') execute function "${name}".refuse_one()`);
+    const logsFrom = instance.logs.length;
+    try {
+      // First in key order, so every pass meets it before the others.
+      for (const path of [failing, ...others]) expect(await upload(path)).toBe(200);
+      const findable = async (path: string) => {
+        const res = await fetch(`${instance.url}/query?file_path=${path.slice(path.lastIndexOf('/') + 1)}`);
+        return ((await res.json()) as unknown[]).length === 1;
+      };
+      const started = Date.now();
+      let missing = others;
+      while (missing.length > 0 && Date.now() - started < 20_000) {
+        const still: string[] = [];
+        for (const path of missing) if (!(await findable(path))) still.push(path);
+        missing = still;
+        if (missing.length > 0) await sleep(250);
+      }
+      rows['one failed promotion among 8: the others indexed, ms'] = Date.now() - started;
+      expect(missing, 'uploads behind the failing one').toEqual([]);
+      const messages = instance.logs.slice(logsFrom).map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages.filter((m) => m.startsWith('sweep failed')), 'passes stopped by one upload').toEqual([]);
+      expect(messages.some((m) => m.startsWith('sweep: this upload could not be promoted'))).toBe(true);
+      expect(await findable(failing)).toBe(false);
+    } finally {
+      await sql(`drop trigger refuse_one on "${name}".files`);
+    }
+    // Once the catalog takes it, the next pass indexes it too.
+    for (let waited = 0; waited < 20_000; waited += 250) {
+      const res = await fetch(`${instance.url}/query?file_path=${failing.slice(failing.lastIndexOf('/') + 1)}`);
+      if (((await res.json()) as unknown[]).length === 1) return;
+      await sleep(250);
+    }
+    throw new Error('the failed upload was not indexed once the catalog took it');
+  });
 });
