@@ -6,6 +6,7 @@ import { ingest } from './ingest.js';
 import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
 import { LONG_LEASE_WAIT_MS, underNameLease } from './name-lease.js';
+import { recordedName } from './recorded-name.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import { declaredDigest, freeName } from './upload.js';
 
@@ -119,9 +120,10 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
 
 async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, list: CompletedPart[], guard: WriteGuard): Promise<Envelope> {
   // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
-  if ((await ctx.catalog.has(path)) || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
+  const taken = await recordedName(ctx, path);
+  if (taken || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
     await parts.abort(path, uploadId);
-    return failure(ALREADY_EXISTS.create(path));
+    return failure(taken ?? ALREADY_EXISTS.create(path));
   }
   const result = await parts.complete(path, uploadId, list, guard);
   if (result.outcome === 'interrupted') {

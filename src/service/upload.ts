@@ -1,9 +1,10 @@
 import { exampleStoredPath, namingMessage, resolveRequestPath } from '../mission/index.js';
-import { ALREADY_EXISTS, INVALID_DIGEST, INVALID_NAME, NAME_WITHDRAWN, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
+import { ALREADY_EXISTS, INVALID_DIGEST, INVALID_NAME, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
+import { recordedName } from './recorded-name.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -48,9 +49,8 @@ export function freeName(ctx: ServiceContext, requestPath: string): MaybePromise
       break;
   }
   const path = resolved.path;
-  // A withdrawn name stays taken for good (docs/api.md "Withdrawn files"): get, not has, to say so.
-  return andThen(ctx.catalog.get(path), (record) =>
-    record ? failure((record.status === 'withdrawn' ? NAME_WITHDRAWN : ALREADY_EXISTS).create(path)) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
+  return andThen(recordedName(ctx, path), (taken) =>
+    taken ? failure(taken) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
   );
 }
 
