@@ -7,6 +7,7 @@ import { isOutOfSpace } from './out-of-space.js';
 import { recordedName } from './recorded-name.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
+import { declaredSha256 } from '../wire/content-digest.js';
 
 /**
  * GET /upload/{path} (docs/api.md, The three endpoints): checks the name, refuses a file that is
@@ -17,7 +18,7 @@ import type { ServiceContext } from './service-context.js';
  * declared SHA-256 (`?sha256=`), binds the address to those bytes (docs/api.md, "Checked transfers").
  */
 export function upload(ctx: ServiceContext, requestPath: string, uploader?: string, sha256?: string): MaybePromise<Envelope> {
-  const declared = sha256 === undefined ? undefined : declaredDigest(sha256);
+  const declared = sha256 === undefined ? undefined : declaredSha256(sha256);
   if (declared === null) return failure(INVALID_DIGEST.create(sha256!.slice(0, 100)));
   return andThen(freeName(ctx, requestPath), (checked) =>
     typeof checked !== 'string'
@@ -26,10 +27,6 @@ export function upload(ctx: ServiceContext, requestPath: string, uploader?: stri
   );
 }
 
-/** A declared SHA-256 as the store compares it (lower-case hex), or null when it is not 64 hexadecimal digits. */
-export function declaredDigest(given: string): string | null {
-  return /^[0-9a-fA-F]{64}$/.test(given) ? given.toLowerCase() : null;
-}
 
 /**
  * The checks of an upload request: the name's rules (400), then a file stored or indexed

@@ -18,6 +18,7 @@ import { storeObject } from './store-object.js';
 import { tempFileIn, writeHashed } from './write-primitives.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
 import { MULTIPART_DIR, newestParts, partPrefix, readUploadMeta, UPLOAD_ID, writeUploadMeta, type UploadMeta } from './upload-folder.js';
+import { isSha256Hex } from '../../wire/content-digest.js';
 
 export { MULTIPART_DIR } from './upload-folder.js';
 
@@ -148,7 +149,7 @@ export class LocalMultipart implements MultipartUploads {
       }
       previous = part.partNumber;
       const file = join(dir, `${partPrefix(part.partNumber)}${etag}`);
-      if (!/^[0-9a-f]{64}$/.test(etag) || !(await stat(file).catch(() => undefined))) {
+      if (!isSha256Hex(etag) || !(await stat(file).catch(() => undefined))) {
         throw new InvalidPartsError(`Part ${part.partNumber} with ETag ${part.etag} is not stored: send it again.`);
       }
       files.push(file);
