@@ -1,5 +1,6 @@
 import type { QueryFilter } from './query-filter.js';
 import type { QueryPosition, QuerySort } from './query-options.js';
+import { archivedSql } from './archived-sql.js';
 
 /*
  * A query's SQL text from its filter's shape: the one home of the filter's rules, for the
@@ -41,7 +42,7 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   eq('ingestion_date', filter.ingestion_end_date, '<=');
   // Withdrawn files are left out unless asked for (docs/api.md "Withdrawn files"); literals, so
   // the partial index files_withdrawn serves status=withdrawn.
-  if (filter.status === undefined) where.push('files.status IS NULL');
+  if (filter.status === undefined) where.push(archivedSql('files'));
   else if (filter.status === 'withdrawn') where.push("files.status = 'withdrawn'");
   return where;
 }

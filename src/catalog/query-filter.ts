@@ -1,4 +1,5 @@
-import { isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { isCalendarDate, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { parseInstant } from '../wire/instant.js';
 import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type FilterValue, type ParameterKind, type QueryFilterName, type QueryFormat, type QueryParameterName } from '../wire/query.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
@@ -28,8 +29,6 @@ export function unknownParameterMessage(name: string): string {
 }
 
 const DESCRIPTOR = new RegExp(QUERY_PARAMETERS.descriptor.pattern);
-// YYYYMMDD, or an ISO-8601 date-time with a zone: Date.parse then checks it is a real instant.
-const INSTANT = new RegExp(QUERY_PARAMETERS.ingestion_start_date.pattern);
 const WHOLE_NUMBER = new RegExp(QUERY_PARAMETERS.limit.pattern);
 
 /**
@@ -60,10 +59,10 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
     if (problem) return invalid(name, value, problem);
     switch (name) {
       case 'ingestion_start_date':
-        filter.ingestion_start_date = parseInstant(value, false);
+        filter.ingestion_start_date = parseInstant(value);
         break;
       case 'ingestion_end_date':
-        filter.ingestion_end_date = parseInstant(value, true);
+        filter.ingestion_end_date = parseInstant(value, { end: true });
         break;
       case 'overlap':
         filter.overlap = value === 'true';
@@ -127,7 +126,7 @@ const VALUE_PROBLEMS: Readonly<Record<ParameterKind, (value: string, mission: Mi
       ? undefined
       : 'expected vXX-YY (e.g. v00-01), * for any version, or latest for the highest version of each product.',
   instant: (value) =>
-    parseInstant(value, false) === undefined
+    parseInstant(value) === undefined
       ? 'expected YYYYMMDD or an ISO-8601 date-time with a zone, e.g. 20240105 or 2024-01-05T12:00:00Z.'
       : undefined,
   boolean: (value) => (value === 'true' || value === 'false' ? undefined : 'expected true or false.'),
@@ -146,19 +145,4 @@ const VALUE_PROBLEMS: Readonly<Record<ParameterKind, (value: string, mission: Mi
 function canonicalPath(value: string, mission: MissionConfig): string {
   const resolved = resolveRequestPath(value, mission);
   return resolved.kind === 'file' ? resolved.path : value;
-}
-
-/**
- * An ingestion bound as an ISO-8601 UTC instant (how records store it). A bare date
- * covers its whole day: the start of the day as a lower bound, its end as an upper one.
- */
-function parseInstant(value: string, upper: boolean): string | undefined {
-  if (isCalendarDate(value)) {
-    const day = isoDay(value);
-    return upper ? `${day}T23:59:59.999Z` : `${day}T00:00:00.000Z`;
-  }
-  // Eight digits that are no real date are refused, as before a date-time is tried.
-  if (/^\d{8}$/.test(value) || !INSTANT.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }

@@ -1,4 +1,5 @@
 import { backendFailure } from '../errors/index.js';
+import { archivedRow } from './archived-sql.js';
 import { auditQueue, fixityStatus, VERIFIED_COUNT_SQL, type AuditQueueOptions, type FixityOutcome, type FixityStatus } from './audit-queue.js';
 import { transactionReportingCause } from './first-failure-transaction.js';
 import { CompiledQuery, type Kysely } from 'kysely';
@@ -150,7 +151,7 @@ export abstract class SqlCatalog implements Catalog {
         is_latest: 0,
       })
       .where('file_path', '=', filePath)
-      .where('status', 'is', null)
+      .where(archivedRow())
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) {
       const existing = await this.recordIn(trx, filePath);

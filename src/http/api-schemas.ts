@@ -4,6 +4,7 @@ import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type
 import { ALREADY_WITHDRAWN, API_KEY_NOT_CURATOR, FILE_WITHDRAWN, INVALID_WITHDRAWAL, WITHDRAWN_NEEDS_CURATOR } from '../errors/index.js';
 import { exampleStoredPath, MAX_WITHDRAW_REASON, messages } from '../service/index.js';
 import { ARCHIVE_RECORD_FIELDS, RECORD_FIELD_INFO, RECORD_FIELDS, SPEC_RECORD_FIELDS, TOMBSTONE_FIELDS, type RecordField } from '../wire/record.js';
+import { SHA256_HEX_PATTERN } from '../wire/content-digest.js';
 
 /**
  * Route schemas of the two API forms: they type and describe every parameter, status
@@ -71,7 +72,7 @@ const uploadQuery = {
   properties: {
     sha256: {
       type: 'string',
-      pattern: '^[0-9a-fA-F]{64}$',
+      pattern: SHA256_HEX_PATTERN,
       description:
         "The file's SHA-256 (64 hexadecimal digits). The address is then bound to those bytes: other bytes are refused " +
         '(400, SDC_DIGEST_MISMATCH, on the local store; on S3 the upload is never promoted) and the name stays free. `sdc upload` always sends it.',

@@ -1,10 +1,10 @@
-import { fixityFailed, type FileRecord } from '../catalog/index.js';
-import { FILE_NOT_FOUND, FILE_WITHDRAWN, FIXITY_FAILED, INVALID_NAME, NO_FILE_IN_PATH, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
+import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
+import { evidenceRefusal, servable, type WithdrawnAccess } from './servable.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -14,7 +14,8 @@ import type { ServiceContext } from './service-context.js';
  * the store answer at once (maybe-async.ts).
  */
 export function download(ctx: ServiceContext, requestPath: string, evidence: WithdrawnAccess = {}): MaybePromise<Envelope> {
-  if (evidence.include && !evidence.curator) return failure(WITHDRAWN_NEEDS_CURATOR.create());
+  const refused = evidenceRefusal(evidence);
+  if (refused) return failure(refused);
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
@@ -29,29 +30,9 @@ export function download(ctx: ServiceContext, requestPath: string, evidence: Wit
   const path = resolved.path;
   return andThen(ctx.catalog.get(path), (record) => {
     if (record === undefined) return unrecorded(ctx, path, requestPath);
-    if (record.status === 'withdrawn' && !evidence.include) return gone(record);
-    // Never served as if good (docs/api.md "Damaged files"); the record itself stays queryable.
-    if (fixityFailed(record.fixity)) return failure(FIXITY_FAILED.create(path, record.verified_date ?? 'an earlier date', record.fixity));
-    return redirect(ctx, path, record.status === 'withdrawn');
+    const verdict = servable(record, { evidence: evidence.include });
+    return verdict.served ? redirect(ctx, path, verdict.evidence) : failure(verdict.refusal);
   });
-}
-
-/** `?withdrawn=include` from a curator: the kept bytes of a withdrawn file (docs/api.md "Withdrawn files"). */
-export interface WithdrawnAccess {
-  readonly include?: boolean;
-  readonly curator?: boolean;
-}
-
-/** 410 Gone: when, why, and the replacement (also as a Link, RFC 5829 successor-version). */
-export function gone(record: FileRecord): Envelope {
-  return failure(withdrawnError(record));
-}
-
-/** The 410 of a withdrawn file, as the download and the local store's signed GET answer it. */
-export function withdrawnError(record: FileRecord): ServerError {
-  const replacement = record.superseded_by;
-  const link: Record<string, string> = replacement === undefined ? {} : { Link: `</download/${encodeURI(replacement)}>; rel="successor-version"` };
-  return raise(FILE_WITHDRAWN, [record.file_path, record.withdrawn_date ?? '', record.withdrawn_reason ?? '', replacement], { headers: link });
 }
 
 /** The 302 to the stored bytes' signed address (`evidence`: a withdrawn file's, for a curator). */

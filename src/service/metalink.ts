@@ -1,6 +1,7 @@
 import type { FileRecord } from '../catalog/index.js';
 import { pagesOf } from '../catalog/record-pages.js';
 import { TextStream } from './envelope.js';
+import { servable } from './servable.js';
 import type { ServiceContext } from './service-context.js';
 
 /** Media type of a Metalink 4 document (RFC 5854, section 7). */
@@ -37,6 +38,12 @@ export async function metalinkDocument(ctx: ServiceContext, records: AsyncIterab
     for (let page = first; ; ) {
       let text = '';
       for (const record of page) {
+        // Only what /download would serve (servable.ts): a damaged file is named in a comment (no `--` in it), with its code.
+        const verdict = servable(record);
+        if (!verdict.served) {
+          text += `<!-- not served, ${verdict.refusal.code}: ${record.file_path.replace(/-(?=-)/g, '- ')} -->\n`;
+          continue;
+        }
         // The local store signs at once (no promise per file); S3's signer answers a promise (computed locally, no request).
         const signed = ctx.store.presignGet(record.file_path, ttl);
         text += fileElement(record, typeof signed === 'string' ? signed : await signed);

@@ -1,3 +1,4 @@
+import { DATE_TIME_PATTERN } from './instant.js';
 /**
  * The query parameters of GET /query, declared once: names, order, roles, value kinds and
  * patterns. The parser (src/catalog/query-filter.ts), the OpenAPI schemas
@@ -67,7 +68,7 @@ export interface QueryParameterRule {
 
 const DATE = '^\\d{8}$';
 /** YYYYMMDD, or an ISO-8601 date-time with a zone (Z or ±hh:mm). */
-const INSTANT = '^(\\d{8}|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))$';
+const INSTANT = `^(\\d{8}|${DATE_TIME_PATTERN})$`;
 
 /**
  * Every parameter, in the order of the spec's 400 message for an unknown name ("Valid

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { QUERY_FILTERS, QUERY_PARAMETERS, type QueryFilterName } from '../../wire/query.js';
+import { parseDateTime } from '../../wire/instant.js';
 import type { QueryFilter } from '../archive-record.js';
 
 /**
@@ -16,20 +17,20 @@ const FILTER_FLAGS = QUERY_FILTERS.map((parameter) => {
 });
 
 const DAY = /^(\d{4})-?(\d{2})-?(\d{2})$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
  * Commander parser of a date flag: a day as YYYYMMDD or YYYY-MM-DD (the service takes
- * YYYYMMDD), or for an instant (--since/--until) also a date-time. A bad shape is a usage
- * error naming the flag typed, not the query parameter it becomes; an impossible day
- * (20240230) is left to the service, whose message says why.
+ * YYYYMMDD; an impossible day is left to it, whose message says why), or for --since/--until
+ * also a date-time, checked by the service's own parser (src/wire/instant.ts): one it would
+ * refuse is a usage error naming the flag typed, not the query parameter it becomes.
  */
 function dateParser(flag: string, instant: boolean) {
   return (raw: string): string => {
-    const day = DAY.exec(raw.trim());
+    const text = raw.trim();
+    const day = DAY.exec(text);
     if (day) return `${day[1]}${day[2]}${day[3]}`;
-    if (instant && DATE_TIME.test(raw.trim())) return raw.trim();
-    const expected = instant ? 'YYYYMMDD, YYYY-MM-DD or an ISO-8601 date-time with a zone (2024-01-05T12:00:00Z)' : 'YYYYMMDD or YYYY-MM-DD';
+    if (instant && parseDateTime(text) !== undefined) return text;
+    const expected = instant ? 'YYYYMMDD, YYYY-MM-DD or an ISO-8601 date-time with a zone (2024-01-05T12:00:00Z, 2024-01-05T13:00+01:00)' : 'YYYYMMDD or YYYY-MM-DD';
     throw new InvalidArgumentError(`${flag} takes ${expected}, got ${JSON.stringify(raw)}.`);
   };
 }

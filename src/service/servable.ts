@@ -1,0 +1,49 @@
+import { fixityFailed, type FileRecord } from '../catalog/index.js';
+import { FILE_WITHDRAWN, FIXITY_FAILED, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
+
+/**
+ * What a byte path asks to serve: a file's current bytes, or (`evidence`) a withdrawn file's kept
+ * bytes, which only a curator may ask for (docs/api.md "Withdrawn files"): by `/download?withdrawn=include`
+ * with a curator key, or by the evidence address that request was handed.
+ */
+export interface ServeAsk {
+  readonly evidence?: boolean;
+}
+
+/** Served (`evidence`: a withdrawn file's kept bytes, for a curator), or refused and why. */
+export type ServeVerdict = { readonly served: true; readonly evidence: boolean } | { readonly served: false; readonly refusal: ServerError };
+
+/**
+ * May this record's bytes be served, and if not, why: the one decision of every byte path
+ * (`/download`, the local store's signed GET and HEAD, Metalink; Lambda goes through the same
+ * app). In this order (docs/api.md "Which answer a download gets"):
+ *
+ * 1. withdrawn, and not asked as evidence: 410 (gone on purpose, for good: the stronger fact,
+ *    whatever an audit found of the bytes kept);
+ * 2. damaged (the last fixity audit found the bytes changed or gone): 409, evidence included;
+ * 3. otherwise served; a withdrawn file's bytes as evidence.
+ */
+export function servable(record: FileRecord, ask: ServeAsk = {}): ServeVerdict {
+  const withdrawn = record.status === 'withdrawn';
+  if (withdrawn && !ask.evidence) return { served: false, refusal: withdrawnError(record) };
+  if (fixityFailed(record.fixity)) return { served: false, refusal: FIXITY_FAILED.create(record.file_path, record.verified_date ?? 'an earlier date', record.fixity) };
+  return { served: true, evidence: withdrawn };
+}
+
+/** `?withdrawn=include` on `/download`, and whether the request's key is a curator's. */
+export interface WithdrawnAccess {
+  readonly include?: boolean;
+  readonly curator?: boolean;
+}
+
+/** A request for evidence without a curator key: refused before anything is looked up (403). */
+export function evidenceRefusal(access: WithdrawnAccess): ServerError | undefined {
+  return access.include && !access.curator ? WITHDRAWN_NEEDS_CURATOR.create() : undefined;
+}
+
+/** 410 Gone: when, why, and the replacement (also as a Link, RFC 5829 successor-version). */
+function withdrawnError(record: FileRecord): ServerError {
+  const replacement = record.superseded_by;
+  const link: Record<string, string> = replacement === undefined ? {} : { Link: `</download/${encodeURI(replacement)}>; rel="successor-version"` };
+  return raise(FILE_WITHDRAWN, [record.file_path, record.withdrawn_date ?? '', record.withdrawn_reason ?? '', replacement], { headers: link });
+}
