@@ -1,4 +1,4 @@
-import { backendFailure } from '../errors/index.js';
+import { backendCall } from '../errors/index.js';
 import { archivedRow } from './archived-sql.js';
 import { auditQueue, fixityStatus, VERIFIED_COUNT_SQL, type AuditQueueOptions, type FixityOutcome, type FixityStatus } from './audit-queue.js';
 import { transactionReportingCause } from './first-failure-transaction.js';
@@ -12,7 +12,6 @@ import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
 import { CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
 import type { Refresh } from './post-write.js';
-import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
@@ -261,10 +260,8 @@ export abstract class SqlCatalog implements Catalog {
     return rows.map((row) => String(row[this.dialect.plan.column]));
   }
 
-  /** The API keys, kept in the same database. */
-  keys(): KeyStore {
-    return new KyselyKeyStore(this.db);
-  }
+  /** The API keys, kept in the same database (each engine checks a key its own way). */
+  abstract keys(): KeyStore;
 
   /** Leases on names, in the same database. */
   leases(): NameLeases {
@@ -283,9 +280,7 @@ export abstract class SqlCatalog implements Catalog {
    * recognised through it); streamed answers end their stream instead.
    */
   protected driver<T>(operation: string, work: () => Promise<T>): Promise<T> {
-    return work().catch((err: unknown) => {
-      throw backendFailure(this.backendName(), operation, err);
-    });
+    return backendCall(this.backendName(), operation, work);
   }
 
   /** The catalog as error messages name it. */

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database, { type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { backendFailure } from '../../errors/index.js';
+import { backendCall } from '../../errors/index.js';
 import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { SQLITE_DIALECT } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
@@ -180,22 +180,13 @@ export class SqliteCatalog extends SqlCatalog {
 
   /** At once, no promise: better-sqlite3 answers synchronously. */
   get(filePath: string): FileRecord | undefined {
-    let row: unknown[] | undefined;
-    try {
-      row = this.byPath.get(filePath) as unknown[] | undefined;
-    } catch (err) {
-      throw backendFailure(this.backendName(), 'read', err);
-    }
+    const row = backendCall(this.backendName(), 'read', () => this.byPath.get(filePath)) as unknown[] | undefined;
     return row && recordOfRow(row);
   }
 
   /** At once, no promise, like get. */
   has(filePath: string): boolean {
-    try {
-      return this.pathExists.get(filePath) !== undefined;
-    } catch (err) {
-      throw backendFailure(this.backendName(), 'read', err);
-    }
+    return backendCall(this.backendName(), 'read', () => this.pathExists.get(filePath) !== undefined);
   }
 
   /** A statement's rows as arrays: on a reading thread when there are some, else here (in-memory catalogs). */

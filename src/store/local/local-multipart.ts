@@ -11,7 +11,7 @@ import {
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
-import type { LocalObjectStore } from './local-object-store.js';
+import type { ObjectStore } from '../object-store.js';
 import { StoreLinkError } from './local-store-errors.js';
 import { LocalPartWrites } from './local-part-writes.js';
 import { storeObject } from './store-object.js';
@@ -28,6 +28,14 @@ export { MULTIPART_DIR } from './upload-folder.js';
  */
 export const DEFAULT_UPLOAD_LIFETIME_MS = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
+
+/** What an upload in parts needs of the local store it completes into (local-object-store.ts). */
+export interface LocalFiles extends Pick<ObjectStore, 'head'> {
+  readonly root: string;
+  readonly maxObjectSize: number;
+  fileOf(key: string): string;
+  linkOn(key: string): string | undefined;
+}
 
 /**
  * Multipart uploads on the local store, the same interface as S3's. Each upload is a
@@ -54,7 +62,7 @@ export class LocalMultipart implements MultipartUploads {
   private lastSweep = 0;
 
   constructor(
-    private readonly store: LocalObjectStore,
+    private readonly store: LocalFiles,
     private readonly signer: UrlSigner,
     private readonly publicUrl: () => string,
     readonly lifetimeMs = DEFAULT_UPLOAD_LIFETIME_MS,

@@ -2,7 +2,7 @@ import { constants, lstatSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, opendir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { backendCall, backendFailure } from '../../errors/index.js';
+import { backendCall } from '../../errors/index.js';
 import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
@@ -116,10 +116,11 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
-    try {
-      yield* this.walk(this.root, '', onRefused);
-    } catch (err) {
-      throw backendFailure(LOCAL_STORE, 'list', err);
+    const walk = this.walk(this.root, '', onRefused)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await backendCall(LOCAL_STORE, 'list', () => walk.next());
+      if (next.done) return;
+      yield next.value;
     }
   }
 

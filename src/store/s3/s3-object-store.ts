@@ -9,7 +9,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { backendFailure } from '../../errors/index.js';
+import { backendCall } from '../../errors/index.js';
 import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
@@ -61,14 +61,14 @@ export class S3ObjectStore implements ObjectStore {
     this.multipart = new S3Multipart(this.client, location.bucket, this.staging);
   }
 
-  async head(key: string): Promise<ObjectInfo | undefined> {
-    try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key }));
-      return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw backendFailure('S3 store', `HEAD ${key}`, err);
-    }
+  head(key: string): Promise<ObjectInfo | undefined> {
+    return backendCall('S3 store', `HEAD ${key}`, async () => {
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key })).catch((err: unknown) => {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      });
+      return out && { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
+    });
   }
 
   /**
@@ -120,10 +120,7 @@ export class S3ObjectStore implements ObjectStore {
   async *list(): AsyncIterable<ObjectInfo> {
     const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket });
     for (;;) {
-      const page = await pages.next().catch((err: unknown) => {
-        if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
-        throw backendFailure('S3 store', 'list', err);
-      });
+      const page = await backendCall('S3 store', 'list', () => pages.next(), this.missingBucket);
       if (page.done) return;
       for (const object of page.value.Contents ?? []) {
         // Folder markers some tools create are not files; nor are uploads not yet promoted.
@@ -133,34 +130,26 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async digest(key: string, pace?: ReadPace): Promise<ObjectDigest> {
-    try {
+  digest(key: string, pace?: ReadPace): Promise<ObjectDigest> {
+    return backendCall('S3 store', `GET ${key}`, async () => {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
       const { size, sha256 } = await digestOf(out.Body as Readable, pace);
       return { size, sha256, uploader: uploaderFrom(out.Metadata), ingestionDate: ingestionDateFrom(out.Metadata) };
-    } catch (err) {
-      throw backendFailure('S3 store', `GET ${key}`, err);
-    }
+    });
   }
 
   async purge(key: string): Promise<boolean> {
     if (!(await this.head(key))) return false;
-    try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: key }));
-      return true;
-    } catch (err) {
-      throw backendFailure('S3 store', `DELETE ${key}`, err);
-    }
+    await backendCall('S3 store', `DELETE ${key}`, () => this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: key })));
+    return true;
   }
 
   async ping(): Promise<void> {
-    try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
-    } catch (err) {
-      if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
-      throw err;
-    }
+    await backendCall('S3 store', 'ping', () => this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket })), this.missingBucket);
   }
+
+  /** The bucket named by the configuration is not there: said as such (server.ts tells the operator). */
+  private readonly missingBucket = (err: unknown): Error | undefined => (isMissingBucket(err, true) ? new MissingBucketError(this.location, { cause: err }) : undefined);
 
   close(): void {
     this.client.destroy();
