@@ -1,13 +1,12 @@
-import send from '@fastify/send';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { fixityFailed, type FileRecord } from '../catalog/index.js';
-import { ALREADY_EXISTS, FIXITY_FAILED, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
+import { fixityFailed } from '../catalog/index.js';
+import { ALREADY_EXISTS, FIXITY_FAILED, DIGEST_MISMATCH, FILE_NOT_FOUND, NOT_A_STORED_PATH, type ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
 import { ingest, withdrawnError, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
-import { storedMediaType } from '../wire/media-type.js';
 import { sendError } from './error-answer.js';
+import { replyWithStoredFile } from './stored-file-reply.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 import type { SignatureCheck } from '../store/local/url-signer.js';
 import { partSubject } from '../store/local/local-multipart.js';
@@ -24,17 +23,6 @@ interface StoreQuery {
   partNumber?: string;
   /** `include`: a withdrawn file's evidence address (signed as such). */
   withdrawn?: string;
-}
-
-/** RFC 9530's Repr-Digest of bytes whose SHA-256 is `hex`. */
-export function reprDigest(hex: string): string {
-  return `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`;
-}
-
-/** True when an If-None-Match (or If-Match) list names `etag` (compared weakly) or is `*`. */
-function noneMatchHits(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** Each request's signature verdict, decided once (a request is never checked twice: HMACs cost). */
@@ -196,70 +184,8 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       // before the withdrawal included) answers its 410 from then on; a curator's is signed as
       // evidence (/download?withdrawn=include; docs/api.md "Withdrawn files").
       if (record?.status === 'withdrawn' && (request.query as StoreQuery).withdrawn !== 'include') return sendError(reply, withdrawnError(record));
-      return serveStored(request, reply, key, record);
+      return replyWithStoredFile(request, reply, store, ctx.mission, key, record);
     });
 
-    /**
-     * The stored bytes with Range and Last-Modified (@fastify/send), and, when the file has a
-     * record, `Repr-Digest` (RFC 9530) and a strong ETag that is its SHA-256, with
-     * If-None-Match and If-Range decided here against it. Without a record (a crash between
-     * the store's write and the catalog's, until reconcile indexes it) the bytes are served
-     * without those headers: nothing true could be said of them without reading them.
-     */
-    const serveStored = async (request: FastifyRequest, reply: FastifyReply, key: string, record: FileRecord | undefined): Promise<FastifyReply> => {
-      const headersIn = request.raw.headers;
-      const etag = record ? `"${record.sha256}"` : undefined;
-      if (etag !== undefined) {
-        const ifMatch = headersIn['if-match'];
-        if (typeof ifMatch === 'string') {
-          // Decided here: send would compare it with an ETag of its own, which it no longer makes.
-          if (!noneMatchHits(ifMatch, etag) || ifMatch.trim().startsWith('W/')) return sendError(reply, PRECONDITION_FAILED.create(etag));
-          delete headersIn['if-match'];
-        }
-        const noneMatch = headersIn['if-none-match'];
-        if (typeof noneMatch === 'string') {
-          if (noneMatchHits(noneMatch, etag)) return reply.code(304).header('ETag', etag).header('Repr-Digest', reprDigest(record!.sha256)).send();
-          // RFC 9110: If-Modified-Since is ignored when If-None-Match is sent.
-          delete headersIn['if-none-match'];
-          delete headersIn['if-modified-since'];
-        }
-        const ifRange = headersIn['if-range'];
-        if (typeof ifRange === 'string' && ifRange.includes('"')) {
-          // An entity tag: the Range holds only for these very bytes (strong comparison), else the whole file.
-          if (ifRange.trim() !== etag) delete headersIn.range;
-          delete headersIn['if-range'];
-        }
-      }
-      const result = await send(request.raw, encodeURI(key), {
-        root: store.root,
-        dotfiles: 'deny',
-        index: false,
-        acceptRanges: true,
-        // 256 KiB reads: fewer, larger chunks than the 64 KiB default, still small per download.
-        highWaterMark: 256 * 1024,
-        // Ours (the SHA-256) instead of one made of size and mtime.
-        etag: false,
-        lastModified: true,
-      });
-      if (result.type === 'error') {
-        const status = (result.metadata.error as { status?: number }).status ?? 404;
-        // Any other failure to read: the file's status (e.g. 500) with the one text, as before.
-        return status === 404
-          ? sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)))
-          : sendError(reply, new ServerError(FILE_UNREADABLE.code, status, FILE_UNREADABLE.message()));
-      }
-      const fileName = key.slice(key.lastIndexOf('/') + 1);
-      const headers = result.headers as Record<string, string>;
-      if (headers['Content-Type']) headers['Content-Type'] = storedMediaType(fileName);
-      if (record) {
-        headers.ETag = etag!;
-        headers['Repr-Digest'] = reprDigest(record.sha256);
-      }
-      return reply
-        .code(result.statusCode)
-        .headers(headers)
-        .header('Content-Disposition', `attachment; filename="${fileName}"`)
-        .send(result.stream);
-    };
   };
 }
