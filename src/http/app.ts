@@ -30,6 +30,7 @@ import limits, { serverLimits, type LimitSettings } from './limits.js';
 import metrics from './metrics.js';
 import rateLimit from './rate-limit.js';
 import { s3EventsRoute } from './s3-events-route.js';
+import { refuseRepeatedParameters } from './repeated-parameters.js';
 import { storeRoutes, validlySigned } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
 
@@ -141,6 +142,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     // The key's verdict and the body limits (preParsing): see api-key-auth.ts and limits.ts.
     await app.register(limits, trust);
   }
+  // After the key check and the rate limit: a refusal spends the budget like any request.
+  app.addHook('onRequest', refuseRepeatedParameters);
   await app.register(apiRoutes(ctx));
   await app.register(multipartRoutes(ctx));
   await app.register(feed(ctx));

@@ -5,8 +5,8 @@ import { ingest, recordedName, servable, type ServiceContext } from '../service/
 import { isOutOfSpace, lowSpaceRefusal, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { sendError } from './error-answer.js';
+import { replyWithStoredFile } from './stored-file-reply.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
-import { serveStored } from './store-serve.js';
 import { signatureVerdict, type StoreQuery } from './store-signatures.js';
 
 export { validlySigned } from './store-signatures.js';
@@ -137,7 +137,7 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       const record = found instanceof Promise ? await found : found;
       const verdict = record && servable(record, { evidence: (request.query as StoreQuery).withdrawn === 'include' });
       if (verdict && !verdict.served) return sendError(reply, verdict.refusal);
-      return serveStored(request, reply, store, ctx.mission, key, record);
+      return replyWithStoredFile(request, reply, store, ctx.mission, key, record);
     });
   };
 }

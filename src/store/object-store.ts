@@ -115,10 +115,11 @@ export interface ObjectStore {
   signingLifetime?(ttlSeconds: number): Promise<number>;
   /**
    * Every stored object, in key order where the backend allows. Entries the store refuses to
-   * read (the local store: symbolic links, which it never follows) are left out and told to
-   * `onRefused`, for the reconcile to report.
+   * read (the local store: symbolic links, which it never follows, and anything else that is
+   * not a regular file: a FIFO, a socket, a device) are left out and told to `onRefused` with
+   * what they are (`symbolic link`, `FIFO`, ...), for the reconcile to report.
    */
-  list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo>;
+  list(onRefused?: (key: string, kind: string) => void): AsyncIterable<ObjectInfo>;
   /**
    * Streams the object once to learn its size and SHA-256 (for indexing, and the fixity
    * audit, which reads no faster than `pace` lets it).

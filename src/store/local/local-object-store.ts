@@ -1,5 +1,5 @@
-import { constants, lstatSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, opendir, rm } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
+import { lstat, mkdir, opendir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { backendCall } from '../../errors/index.js';
@@ -9,6 +9,7 @@ import { LocalMultipart } from './local-multipart.js';
 import { StoreLinkError } from './local-store-errors.js';
 import { LOCAL_STORE, LocalObjectWrites, type WriteResult } from './local-object-write.js';
 import { notesRootOf, readNote, removeNote } from './object-note.js';
+import { entryKind, openRegularFile, type OpenedFile } from './regular-file.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
 import { fsync, TEMP_PREFIX } from './write-primitives.js';
 import { FreeSpace, type MinFree } from './free-space.js';
@@ -115,7 +116,7 @@ export class LocalObjectStore implements ObjectStore {
     return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['sha256', sha256], ['withdrawn', marker], ['signature', signature]]);
   }
 
-  async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
+  async *list(onRefused?: (key: string, kind: string) => void): AsyncIterable<ObjectInfo> {
     const walk = this.walk(this.root, '', onRefused)[Symbol.asyncIterator]();
     for (;;) {
       const next = await backendCall(LOCAL_STORE, 'list', () => walk.next());
@@ -124,7 +125,7 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  private async *walk(dir: string, prefix: string, onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
+  private async *walk(dir: string, prefix: string, onRefused?: (key: string, kind: string) => void): AsyncIterable<ObjectInfo> {
     let entries: string[];
     try {
       const handle = await opendir(dir);
@@ -139,9 +140,10 @@ export class LocalObjectStore implements ObjectStore {
       // lstat: a symbolic link is reported, never followed (to a file or a folder outside the store).
       const s = await lstat(file);
       const key = prefix + name;
-      if (s.isSymbolicLink()) onRefused?.(key);
-      else if (s.isDirectory()) yield* this.walk(file, `${key}/`, onRefused);
+      if (s.isDirectory()) yield* this.walk(file, `${key}/`, onRefused);
       else if (s.isFile()) yield { key, size: s.size, lastModified: s.mtime };
+      // A link is never followed; a FIFO, socket or device never opened (a FIFO's open waits for a writer).
+      else onRefused?.(key, entryKind(s));
     }
   }
 
@@ -150,12 +152,20 @@ export class LocalObjectStore implements ObjectStore {
     return backendCall(LOCAL_STORE, `read ${key}`, async () => {
       const through = this.linkOn(key);
       if (through !== undefined) throw new StoreLinkError(key, through);
-      // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
-      const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const { handle } = await this.openForRead(key);
       const [digest, note] = await Promise.all([digestOf(handle.createReadStream(), pace), readNote(this.root, key)]);
       if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
       return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
     });
+  }
+
+  /**
+   * The key's file opened for reading, if it is a regular file (regular-file.ts: a FIFO, socket,
+   * device or folder is refused with SDC_NOT_A_REGULAR_FILE without blocking; a symbolic link
+   * made after the caller's check is refused by the open itself, O_NOFOLLOW).
+   */
+  openForRead(key: string): Promise<OpenedFile> {
+    return openRegularFile(this.fileOf(key), key);
   }
 
   async ping(): Promise<void> {
