@@ -20,8 +20,8 @@ export interface OpenedFile {
 }
 
 /**
- * Opens a stored file for reading, only if it is a regular file (docs/trust.md, "Rules from the
- * third attacker round"). O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+ * Opens a stored file for reading, only if it is a regular file (docs/trust.md, "Attacks tried on the
+ * lifecycle"). O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
  * writer and hold one of Node's file threads meanwhile; O_NOFOLLOW: a symbolic link is never
  * followed. The handle's own fstat then decides, so nothing can be swapped in between; anything
  * not a regular file is closed at once and refused (SDC_NOT_A_REGULAR_FILE). For regular files
