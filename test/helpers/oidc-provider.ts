@@ -24,7 +24,7 @@ export const ROLES_JSON = JSON.stringify({ curator: ['sdc-curators'], uploader: 
 export interface SigningKey {
   readonly kid: string;
   readonly privateJwk: JWK;
-  readonly privateKey: CryptoKey;
+  readonly privateKey: import('node:crypto').webcrypto.CryptoKey;
 }
 
 export async function signingKey(kid: string): Promise<SigningKey> {
