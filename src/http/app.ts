@@ -24,6 +24,7 @@ import { routeAccess, type AccessEntry } from './route-access.js';
 import apiKeyAuth from './api-key-auth.js';
 import { providerKeys } from './oidc/provider-keys.js';
 import { TokenVerifier } from './oidc/token-verifier.js';
+import { signInRoutes } from './oidc/sign-in-routes.js';
 import type { OidcSettings } from '../oidc-config.js';
 import gracefulClose from './graceful-close.js';
 import limits, { serverLimits, type LimitSettings } from './limits.js';
@@ -151,6 +152,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
   await app.register(changesRoute(ctx));
+  await app.register(signInRoutes(trust?.oidc));
   await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
   await app.register(s3EventsRoute(ctx, eventsToken, eventsTokenPrevious));
   if (signedAddresses) await app.register(storeRoutes(ctx, signedAddresses.store, signedAddresses.signer));

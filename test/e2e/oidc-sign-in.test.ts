@@ -39,6 +39,10 @@ describe('Bearer tokens of a real OpenID provider', () => {
     expect(await refused.text()).toMatch(/signed in as oidc:ursula with the role uploader: this call needs the curator role/);
 
     const carol = await deviceSignIn(provider, 'carol');
+    const whoami = (await (await fetch(`${server.url}/auth/whoami`, { headers: bearer(carol.access_token) })).json()) as Record<string, string>;
+    expect(whoami).toMatchObject({ name: 'oidc:carol', role: 'curator', via: 'token' });
+    expect(Date.parse(whoami.expires_at!)).toBeGreaterThan(Date.now());
+    expect(await (await fetch(`${server.url}/auth/config`)).json()).toEqual({ issuer: provider.issuer, client_id: 'sdc-portal', audience: 'sdc-api' });
     const withdrawn = await withdraw(carol.access_token);
     expect(withdrawn.status).toBe(200);
     expect(await withdrawn.json()).toMatchObject({ uploader: 'oidc:ursula', status: 'withdrawn', withdrawn_by: 'oidc:carol' });

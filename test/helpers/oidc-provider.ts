@@ -1,4 +1,3 @@
-import type { webcrypto } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
@@ -25,7 +24,7 @@ export const ROLES_JSON = JSON.stringify({ curator: ['sdc-curators'], uploader: 
 export interface SigningKey {
   readonly kid: string;
   readonly privateJwk: JWK;
-  readonly privateKey: webcrypto.CryptoKey;
+  readonly privateKey: import('node:crypto').webcrypto.CryptoKey;
 }
 
 export async function signingKey(kid: string): Promise<SigningKey> {
