@@ -1,4 +1,3 @@
-import type { FileRecord } from './file-record.js';
 import { archivedSql } from './archived-sql.js';
 
 /*
