@@ -5,6 +5,7 @@ import { buildApp, type AppOptions } from './http/app.js';
 import { createLogger } from './logger.js';
 import { startIngestSweeper, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
+import { requestTracingFromEnv } from './tracing/request-tracing.js';
 import { LocalObjectStore, loadSigningSecret, MissingBucketError, previousSigningSecret, openStore, UrlSigner } from './store/index.js';
 
 /** How long start-up waits for the store's first answer before listening without it. */
@@ -27,8 +28,11 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
   let listeningUrl = `http://${config.host}:${config.port}`;
   const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize, minFree: config.minFree, log });
-  const ctx = await serviceContextFromConfig(config, store, log);
-  const { catalog } = ctx;
+  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; the request handlers see the traced ports.
+  const tracing = await requestTracingFromEnv();
+  const untraced = await serviceContextFromConfig(config, store, log);
+  const ctx = tracing ? tracing.traced(untraced) : untraced;
+  const { catalog } = untraced;
 
   // The store answers before anything else is done: a missing bucket is said by name, with how
   // to create it. A store that cannot be reached at all is an outage, not a mistake: the instance
@@ -59,7 +63,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   const app = await buildApp({
     ctx,
     // The local store serves its own signed addresses (/store/...); other stores sign theirs.
-    ...(store instanceof LocalObjectStore ? { signedAddresses: { store, signer } } : {}),
+    ...(ctx.store instanceof LocalObjectStore ? { signedAddresses: { store: ctx.store, signer } } : {}),
     logger: log,
     corsOrigin: config.corsOrigin,
     trust: { ...config, keys: catalog.keys() },
@@ -67,6 +71,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     trustedProxies: config.trustedProxies,
     ...(config.eventsTokenPrevious === undefined ? {} : { eventsTokenPrevious: config.eventsTokenPrevious }),
     publicUrl: config.publicUrl,
+    tracing,
     // Tests only: the live feed with smaller caps (feed-route.ts); `sdc serve` passes nothing.
     ...build,
   });
@@ -106,6 +111,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
       // Uploads cut by the forced close are still removing their temporary files.
       await store.settled?.();
       await catalog.close();
+      await tracing?.shutdown();
     },
   };
 }

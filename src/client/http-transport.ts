@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { asClientError, BusyError, NetworkError, UnreachableError } from './client-errors.js';
 import { openEngine, type EngineKind, type HttpEngine, type Response } from './http-engine.js';
 import { DEFAULT_MAX_BUSY_WAIT_MS, RequestPacer } from './request-pacing.js';
+import { TraceParent } from './trace-parent.js';
 import { errorCodeOf, readMessage } from './answer-error.js';
 
 export interface TransportOptions {
@@ -59,6 +60,8 @@ export class Transport {
   private firstFailureAt = 0;
   private unreachable: UnreachableError | undefined;
   private unreachableSince = 0;
+  /** The trace of this client's API requests (trace-parent.ts). */
+  private readonly trace = new TraceParent();
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -72,14 +75,14 @@ export class Transport {
 
   /** GET `<base><pathAndQuery>` with the key; `extra` headers replace the defaults (e.g. Accept). */
   async api(pathAndQuery: string, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9', ...extra };
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9', traceparent: this.trace.next(), ...extra };
     await this.credentials(headers);
     return this.send(`${this.baseUrl}${pathAndQuery}`, { headers, signal });
   }
 
   /** Another method on the API, with the key; `json`, when given, is sent as the body. */
   async apiCall(method: 'POST' | 'DELETE', pathAndQuery: string, json?: unknown): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9' };
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9', traceparent: this.trace.next() };
     await this.credentials(headers);
     if (json === undefined) return this.send(`${this.baseUrl}${pathAndQuery}`, { method, headers });
     headers['content-type'] = 'application/json';
@@ -97,7 +100,7 @@ export class Transport {
 
   /** A request to an address the service handed out (signed object-store address). */
   signed(url: string, req: OutboundRequest): Promise<Response> {
-    return this.send(url, req);
+    return this.send(url, { ...req, headers: { traceparent: this.trace.next(), ...req.headers } });
   }
 
   /**

@@ -34,6 +34,7 @@ import { s3EventsRoute } from './s3-events-route.js';
 import { refuseRepeatedParameters } from './repeated-parameters.js';
 import { storeRoutes, validlySigned } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
+import type { RequestTracing } from '../tracing/request-tracing.js';
 
 export interface AppOptions {
   readonly ctx: ServiceContext;
@@ -55,6 +56,8 @@ export interface AppOptions {
   readonly feed?: typeof feedRoute;
   /** SDC_PUBLIC_URL: the base of links the server writes (public-links.ts); relative links when absent. */
   readonly publicUrl?: string;
+  /** A span per request, when OTEL_EXPORTER_OTLP_ENDPOINT is set (request-tracing.ts). */
+  readonly tracing?: RequestTracing | undefined;
 }
 
 export interface TrustSettings extends LimitSettings {
@@ -86,7 +89,7 @@ function clientGone(request: { raw: { destroyed: boolean; complete: boolean; soc
 const MAX_PARAM_LENGTH = 8 * 1024;
 
 /** The Fastify application: routes -> service, envelope -> response. */
-export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, eventsTokenPrevious, trustedProxies = [], feed = feedRoute, publicUrl }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*', trust, eventsToken, eventsTokenPrevious, trustedProxies = [], feed = feedRoute, publicUrl, tracing }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     ...(trust ? serverLimits(trust) : {}),
@@ -102,6 +105,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     forceCloseConnections: 'idle',
   });
 
+  // Before every other hook, so that they and the handler run inside the request's span.
+  tracing?.register(app);
   // Before any hook or route asks who the client is (logs, rate limit, feed cap).
   trustProxies(app, trustedProxies);
   // First of all, so that it sees every route: each must say who may call it.

@@ -89,7 +89,7 @@ export class RequestLog {
    * then logs through pino. `url` is masked as the logger's `req` serializer does; `client` is
    * the client's address (client-address.ts).
    */
-  accessLine(method: string, url: string, client: string, statusCode: number, responseTime: number): boolean {
+  accessLine(method: string, url: string, client: string, statusCode: number, responseTime: number, traceId?: string): boolean {
     const parent = this.#parent as unknown as PinoInternals;
     if (!isOwnLogger(parent) || this.#options.level !== undefined || !parent.isLevelEnabled('info')) return false;
     let bound: string;
@@ -105,7 +105,7 @@ export class RequestLog {
     const level = (parent[lsCacheSym] as Record<number, string>)[INFO];
     const time = (parent[timeSym] as () => string)();
     (parent[streamSym] as { write(line: string): unknown }).write(
-      `${level}${time}${bound},"req":{"method":${JSON.stringify(method)},"url":${JSON.stringify(redactUrl(url))},"remoteAddress":${JSON.stringify(client)}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},"msg":"request"}\n`,
+      `${level}${time}${bound},"req":{"method":${JSON.stringify(method)},"url":${JSON.stringify(redactUrl(url))},"remoteAddress":${JSON.stringify(client)}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime}${traceId === undefined ? '' : `,"traceId":"${traceId}"`},"msg":"request"}\n`,
     );
     return true;
   }
