@@ -141,6 +141,11 @@ export abstract class SqlCatalog implements Catalog {
    * A refusal found after it throws Refused, which rolls the UPDATE back.
    */
   private async withdrawIn(trx: Kysely<CatalogDatabase>, filePath: string, tombstone: Tombstone): Promise<WithdrawOutcome> {
+    if (this.dialect.engine === 'postgres' && tombstone.superseded_by !== undefined) {
+      // Both rows locked first, in file_path order: crossed withdrawals (A by B, B by A) then
+      // queue instead of deadlocking; the second sees the first's tombstone (400, never a 5xx).
+      await trx.selectFrom('files').select('file_path').where('file_path', 'in', [filePath, tombstone.superseded_by]).orderBy('file_path').forUpdate().execute();
+    }
     const updated = await trx
       .updateTable('files')
       .set({

@@ -1,7 +1,8 @@
 import { errorForStatus, errorText, type ClientError, type Operation } from './client-errors.js';
 import type { Response } from './http-engine.js';
+import { terminalText } from './terminal-text.js';
 
-/** The text an error answer carries: a JSON string decoded, plain text as is. */
+/** The text an error answer carries: a JSON string decoded, plain text as is, its control characters escaped. */
 export async function readMessage(res: Response): Promise<string> {
   let text: string;
   try {
@@ -9,7 +10,7 @@ export async function readMessage(res: Response): Promise<string> {
   } catch {
     return '';
   }
-  return errorText(text, String(res.headers['content-type'] ?? ''));
+  return terminalText(errorText(text, String(res.headers['content-type'] ?? '')));
 }
 
 /** The typed error an answer stands for: its status, its text and its X-Error-Code (the body is read). */

@@ -16,5 +16,6 @@ export interface ErrorReply {
  */
 export function errorReply(error: ServerError, headers: Readonly<Record<string, string>> = {}): ErrorReply {
   const code: Record<string, string> = error.code ? { [ERROR_CODE_HEADER]: error.code } : {};
-  return { statusCode: error.statusCode, headers: { ...headers, ...error.headers, ...code }, body: error.message };
+  // nosniff: the text is served as text, never sniffed into markup (docs/api.md, "Error codes").
+  return { statusCode: error.statusCode, headers: { ...headers, 'X-Content-Type-Options': 'nosniff', ...error.headers, ...code }, body: error.message };
 }

@@ -193,7 +193,7 @@ export function withdrawSchema(mission: MissionConfig) {
     body: {
       type: 'object',
       properties: {
-        reason: { type: 'string', minLength: 1, maxLength: MAX_WITHDRAW_REASON, description: 'Why, in words (required).' },
+        reason: { type: 'string', minLength: 1, maxLength: MAX_WITHDRAW_REASON, description: 'Why, in words (required): one line of plain text, without control or direction characters.' },
         superseded_by: { type: 'string', minLength: 1, description: 'Stored path or file name of the replacement: an archived file.' },
       },
       required: ['reason'],
@@ -202,7 +202,7 @@ export function withdrawSchema(mission: MissionConfig) {
     },
     response: {
       200: { description: 'The record as it now is.', content: { 'application/json': { schema: { $ref: `${FILE_RECORD_ID}#` } } } },
-      400: text('No reason, a reason too long, an unknown member, or a superseded_by that is not an archived file; the text says which.', INVALID_WITHDRAWAL.message('A withdrawal needs a reason ...')),
+      400: text('No reason, a reason too long or with a control character, an unknown member, or a superseded_by that is not an archived file; the text says which.', INVALID_WITHDRAWAL.message('A withdrawal needs a reason ...')),
       401: text('No API key was sent.', keyMessages.missing('correct the archive', mission.name)),
       403: text('The key is wrong, revoked, or not a curator key.', API_KEY_NOT_CURATOR.message('swe-pipeline', 'uploader')),
       404: text('No such file.', messages.notFound(path, mission)),

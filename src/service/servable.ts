@@ -1,5 +1,6 @@
 import { fixityFailed, type FileRecord } from '../catalog/index.js';
 import { FILE_WITHDRAWN, FIXITY_FAILED, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
+import { escapeControlCharacters } from '../wire/control-characters.js';
 
 /**
  * What a byte path asks to serve: a file's current bytes, or (`evidence`) a withdrawn file's kept
@@ -45,5 +46,6 @@ export function evidenceRefusal(access: WithdrawnAccess): ServerError | undefine
 function withdrawnError(record: FileRecord): ServerError {
   const replacement = record.superseded_by;
   const link: Record<string, string> = replacement === undefined ? {} : { Link: `</download/${encodeURI(replacement)}>; rel="successor-version"` };
-  return raise(FILE_WITHDRAWN, [record.file_path, record.withdrawn_date ?? '', record.withdrawn_reason ?? '', replacement], { headers: link });
+  // A reason stored before control characters were refused shows them escaped (docs/api.md, "Withdrawn files").
+  return raise(FILE_WITHDRAWN, [record.file_path, record.withdrawn_date ?? '', escapeControlCharacters(record.withdrawn_reason ?? ''), replacement], { headers: link });
 }

@@ -1,5 +1,6 @@
 import { ALREADY_WITHDRAWN, FILE_NOT_FOUND, INVALID_NAME, INVALID_WITHDRAWAL, NO_FILE_IN_PATH, REPLACEMENT_NOT_ARCHIVED } from '../errors/index.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
+import { codePointLabel, firstControlCharacter } from '../wire/control-characters.js';
 import { failure, type Envelope } from './envelope.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -24,6 +25,9 @@ export function parseWithdrawBody(body: unknown): WithdrawRequest | string {
   const { reason, superseded_by: replacement } = members;
   if (typeof reason !== 'string' || reason.trim() === '') return `A withdrawal needs a reason: a non-empty text of at most ${MAX_WITHDRAW_REASON} characters, ${example}.`;
   if ([...reason].length > MAX_WITHDRAW_REASON) return `The reason is ${[...reason].length} characters long; at most ${MAX_WITHDRAW_REASON} are taken.`;
+  const control = firstControlCharacter(reason);
+  // A reason is shown in 410 answers and terminals: one line of plain text (docs/api.md, "Withdrawn files").
+  if (control !== undefined) return `The reason contains the control character ${codePointLabel(control)}; a reason is one line of plain text, without line breaks, escape sequences nor direction overrides.`;
   if (replacement !== undefined && (typeof replacement !== 'string' || replacement === '')) {
     return 'superseded_by is the stored path or file name of the replacement (a non-empty text); leave it out when there is none.';
   }

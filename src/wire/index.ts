@@ -5,3 +5,4 @@ export * from './bytes.js';
 export * from './content-digest.js';
 export * from './media-type.js';
 export * from './instant.js';
+export * from './control-characters.js';

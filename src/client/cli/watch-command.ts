@@ -7,6 +7,7 @@ import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options
 import { writeRecords } from './record-output.js';
 import { describe } from './run-tally.js';
 import { parseInstant } from '../../wire/instant.js';
+import { terminalText } from '../terminal-text.js';
 
 const WATCH_FORMATS = ['ndjson', 'table'] as const;
 
@@ -115,7 +116,7 @@ Examples:
 /** A withdrawal as `sdc watch` prints it beside a table: `withdrawn <path>: <reason>`, and its replacement. */
 export function withdrawnLine(record: ArchiveRecord): string {
   const tombstone = record as ArchiveRecord & { withdrawn_reason?: string; superseded_by?: string };
-  return `withdrawn ${record.file_path}: ${tombstone.withdrawn_reason ?? '(no reason given)'}${tombstone.superseded_by ? ` (superseded by ${tombstone.superseded_by})` : ''}`;
+  return `withdrawn ${record.file_path}: ${terminalText(tombstone.withdrawn_reason ?? '(no reason given)')}${tombstone.superseded_by ? ` (superseded by ${tombstone.superseded_by})` : ''}`;
 }
 
 /** What a refused --last-event-id gets: what a valid id is and where it comes from. */

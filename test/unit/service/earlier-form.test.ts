@@ -33,14 +33,14 @@ describe('the earlier form re-presents the current operations', () => {
   it('upload: a 400 wraps the current 400 text; 200 and 409 are the current answers', async () => {
     const bad = 'imap_swe_l1a_sci_20240105_20240105_v00-01.txt';
     const current = await upload(t.ctx, bad);
-    expect(await uploadEarlierForm(t.ctx, bad)).toEqual({ statusCode: 400, headers: { 'X-Error-Code': 'SDC_PRESIGN_REFUSED' }, body: messages.presignRefused(String(current.body)) });
+    expect(await uploadEarlierForm(t.ctx, bad)).toEqual({ statusCode: 400, headers: { 'X-Content-Type-Options': 'nosniff', 'X-Error-Code': 'SDC_PRESIGN_REFUSED' }, body: messages.presignRefused(String(current.body)) });
     expect(await uploadEarlierForm(t.ctx, PATH)).toEqual(await upload(t.ctx, PATH));
     const fresh = 'imap_mag_l2_sci_20240105_20240105_v00-01.cdf';
     expect((await uploadEarlierForm(t.ctx, fresh)).statusCode).toBe(200);
   });
 
   it('download: a 400 says the value is not an object-store URI; 302 and 404 are the current answers', async () => {
-    expect(await downloadEarlierForm(t.ctx, 'imap/swe/')).toEqual({ statusCode: 400, headers: { 'X-Error-Code': 'SDC_NOT_OBJECT_STORE_URI' }, body: messages.notObjectStoreUri('imap/swe/', messages.noFileInPath()) });
+    expect(await downloadEarlierForm(t.ctx, 'imap/swe/')).toEqual({ statusCode: 400, headers: { 'X-Content-Type-Options': 'nosniff', 'X-Error-Code': 'SDC_NOT_OBJECT_STORE_URI' }, body: messages.notObjectStoreUri('imap/swe/', messages.noFileInPath()) });
     const redirect = await downloadEarlierForm(t.ctx, 'imap_swe_l1a_sci_20240105_20240105_v00-01.cdf');
     expect(redirect.statusCode).toBe(302);
     expect(redirect.headers?.Location).toMatch(/^http:\/\/files\.test\/store\/imap\/swe\/l1a\/2024\/01\//);

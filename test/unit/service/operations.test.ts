@@ -29,7 +29,7 @@ describe('upload envelope (docs/api.md, The three endpoints)', () => {
   it('400 with the naming message, or the expected path for a wrong folder', async () => {
     expect(await upload(t.ctx, 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v0-01.cdf')).toEqual({
       statusCode: 400,
-      headers: { 'X-Error-Code': 'SDC_INVALID_NAME' },
+      headers: { 'X-Content-Type-Options': 'nosniff', 'X-Error-Code': 'SDC_INVALID_NAME' },
       body: 'Invalid version format. Please use vxx-xx format.',
     });
     const wrong = await upload(t.ctx, `imap/swe/l1a/2023/01/${NAME}`);
@@ -41,13 +41,13 @@ describe('upload envelope (docs/api.md, The three endpoints)', () => {
     const { status } = await t.store.write(PATH, Readable.from([Buffer.from('x')]));
     expect(status).toBe('stored');
     expect(await t.ctx.catalog.get(PATH)).toBeUndefined();
-    expect(await upload(t.ctx, PATH)).toEqual({ statusCode: 409, headers: { 'X-Error-Code': 'SDC_ALREADY_EXISTS' }, body: `${PATH} already exists.` });
+    expect(await upload(t.ctx, PATH)).toEqual({ statusCode: 409, headers: { 'X-Content-Type-Options': 'nosniff', 'X-Error-Code': 'SDC_ALREADY_EXISTS' }, body: `${PATH} already exists.` });
   });
 
   it('409 "<path> already exists." when stored and indexed', async () => {
     await t.put(PATH, 'x');
     expect(await t.ctx.catalog.get(PATH)).toBeDefined();
-    expect(await upload(t.ctx, PATH)).toEqual({ statusCode: 409, headers: { 'X-Error-Code': 'SDC_ALREADY_EXISTS' }, body: `${PATH} already exists.` });
+    expect(await upload(t.ctx, PATH)).toEqual({ statusCode: 409, headers: { 'X-Content-Type-Options': 'nosniff', 'X-Error-Code': 'SDC_ALREADY_EXISTS' }, body: `${PATH} already exists.` });
   });
 });
 
@@ -130,7 +130,7 @@ describe('query envelope (docs/api.md, The three endpoints)', () => {
     const env = await query(t.ctx, [['instrumnet', 'swe']]);
     expect(env).toEqual({
       statusCode: 400,
-      headers: { ...HEADERS, 'X-Error-Code': 'SDC_INVALID_QUERY' },
+      headers: { ...HEADERS, 'X-Content-Type-Options': 'nosniff', 'X-Error-Code': 'SDC_INVALID_QUERY' },
       body:
         'instrumnet is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_start_date, ingestion_end_date, overlap, status, limit, cursor, sort, format',
     });
