@@ -3,6 +3,7 @@ import type { CatalogDialect } from './catalog-dialect.js';
 import type { FileRecord } from './file-record.js';
 import { whereOf } from './filter-sql.js';
 import type { QueryFilter } from './query-filter.js';
+import type { Audience } from './visibility-sql.js';
 import { RECORD_FIELDS } from '../wire/record.js';
 import type { CatalogDatabase } from './schema.js';
 
@@ -21,7 +22,25 @@ import type { CatalogDatabase } from './schema.js';
  * writer that waits for the lock).
  */
 
-export type ChangeKind = 'created' | 'withdrawn';
+export type ChangeKind = 'created' | 'withdrawn' | 'released' | 'retracted';
+
+/**
+ * Who may read an entry (docs/api.md "Who sees what"), fixed when it is appended: a file's
+ * 'created' is public when the file was public at ingestion; a team file's becomes public as
+ * its 'released' entry. Readers without a key read the public entries only, whose ids still
+ * rise in commit order, so they never meet an id they must later go back for.
+ */
+export type ChangeAudience = 'public' | 'team';
+
+/** The audience of a 'created' entry: public when the file's release date is its ingestion date (or earlier). */
+export function createdAudience(record: FileRecord): ChangeAudience {
+  return record.release_date !== undefined && record.release_date <= record.ingestion_date ? 'public' : 'team';
+}
+
+/** createdAudience in SQL over a record's JSON text (PostgreSQL's bulk appends). */
+export function createdAudienceOfJson(recordText: string): string {
+  return `CASE WHEN (${recordText})::jsonb->>'release_date' <= (${recordText})::jsonb->>'ingestion_date' THEN 'public' ELSE 'team' END`;
+}
 
 /** One entry of the log as stored: the record as the change left it, as its JSON text. */
 export interface ChangeEntry {
@@ -62,6 +81,8 @@ export interface ChangesRange {
   readonly filter?: QueryFilter;
   /** Only entries with an id up to this one. */
   readonly until?: number;
+  /** `public`: only the entries a caller without a key may read (ChangeAudience). */
+  readonly audience?: Audience;
 }
 
 /**
@@ -77,7 +98,9 @@ export function changesSql(after: number, limit: number, range: ChangesRange, co
     where.push('changes.id <= ?');
     params.push(range.until);
   }
-  const filtered = range.filter === undefined ? [] : whereOf(range.filter, params);
+  if (range.audience === 'public') where.push("changes.audience = 'public'");
+  // The entry's audience decides, not the file's standing now: a retraction's entry stays readable.
+  const filtered = range.filter === undefined ? [] : whereOf({ ...range.filter, audience: undefined }, params);
   const join = filtered.length === 0 ? '' : ` JOIN files ON files.file_path = changes.file_path${collation ? ` COLLATE "${collation}"` : ''}`;
   params.push(limit);
   return {
@@ -88,6 +111,9 @@ export function changesSql(after: number, limit: number, range: ChangesRange, co
 
 /** The id of the n-th entry after `after` (parameters: after, n - 1), from the primary key alone. */
 export const CHANGE_ID_AT_SQL = 'SELECT id FROM changes WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?';
+
+/** The same among the public entries, from changes_audience. */
+export const PUBLIC_CHANGE_ID_AT_SQL = "SELECT id FROM changes WHERE audience = 'public' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
 
 /** An entry from a row of CHANGES_AFTER_SQL's columns (PostgreSQL returns bigint ids as text). */
 export function changeOfRow(row: readonly unknown[]): ChangeEntry {
@@ -107,7 +133,7 @@ export function changeTime(): string {
 export async function appendChanges(
   trx: Kysely<CatalogDatabase>,
   dialect: CatalogDialect,
-  entries: readonly { readonly change: ChangeKind; readonly record: FileRecord }[],
+  entries: readonly { readonly change: ChangeKind; readonly record: FileRecord; readonly audience?: ChangeAudience }[],
 ): Promise<void> {
   if (entries.length === 0) return;
   const time = changeTime();
@@ -116,16 +142,21 @@ export async function appendChanges(
     // Arrays, one parameter each however many entries; WITH ORDINALITY keeps their order for the ids.
     await trx.executeQuery(
       CompiledQuery.raw(
-        `INSERT INTO changes (time, change, file_path, record)
-           SELECT $1, e.change, e.file_path, e.record FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS e(change, file_path, record, n) ORDER BY e.n`,
-        [time, entries.map((e) => e.change), entries.map((e) => e.record.file_path), entries.map((e) => recordJson(e.record))],
+        `INSERT INTO changes (time, change, file_path, record, audience)
+           SELECT $1, e.change, e.file_path, e.record, e.audience FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(change, file_path, record, audience, n) ORDER BY e.n`,
+        [time, entries.map((e) => e.change), entries.map((e) => e.record.file_path), entries.map((e) => recordJson(e.record)), entries.map(audienceOf)],
       ),
     );
     return;
   }
   for (const e of entries) {
-    await trx.insertInto('changes').values({ time, change: e.change, file_path: e.record.file_path, record: recordJson(e.record) }).execute();
+    await trx.insertInto('changes').values({ time, change: e.change, file_path: e.record.file_path, record: recordJson(e.record), audience: audienceOf(e) }).execute();
   }
+}
+
+/** An entry's audience: as given, else a 'created' one's from its record, else public. */
+function audienceOf(e: { readonly change: ChangeKind; readonly record: FileRecord; readonly audience?: ChangeAudience }): ChangeAudience {
+  return e.audience ?? (e.change === 'created' ? createdAudience(e.record) : 'public');
 }
 
 /**
@@ -133,7 +164,11 @@ export async function appendChanges(
  * status, withdrawn_date, withdrawn_reason, withdrawn_by, superseded_by), from any
  * SqlCatalog transaction.
  */
-export function appendChange(trx: Kysely<CatalogDatabase>, dialect: CatalogDialect, entry: { readonly change: ChangeKind; readonly record: FileRecord }): Promise<void> {
+export function appendChange(
+  trx: Kysely<CatalogDatabase>,
+  dialect: CatalogDialect,
+  entry: { readonly change: ChangeKind; readonly record: FileRecord; readonly audience?: ChangeAudience },
+): Promise<void> {
   return appendChanges(trx, dialect, [entry]);
 }
 
@@ -144,5 +179,8 @@ export function appendChange(trx: Kysely<CatalogDatabase>, dialect: CatalogDiale
  * (rowsAtMost). Parameters: time, that rowid. In insertion order. `json`: the dialect's JSON text.
  */
 export function sqliteCreatedSinceSql(json: string): string {
-  return `INSERT INTO changes (time, change, file_path, record) SELECT ?, 'created', file_path, ${json} FROM files WHERE rowid > ? ORDER BY rowid`;
+  return (
+    `INSERT INTO changes (time, change, file_path, record, audience) SELECT ?, 'created', file_path, ${json},` +
+    " CASE WHEN release_date <= ingestion_date THEN 'public' ELSE 'team' END FROM files WHERE rowid > ? ORDER BY rowid"
+  );
 }

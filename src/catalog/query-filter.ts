@@ -1,5 +1,6 @@
 import { isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
 import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type ParameterKind, type QueryFormat, type QueryParameterName } from '../wire/query.js';
+import type { Audience } from './visibility-sql.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
@@ -24,6 +25,10 @@ export interface QueryFilter {
   readonly overlap?: boolean;
   /** Absent = archived files only (the default); `withdrawn` = only withdrawn ones; `any` = both (docs/api.md "Withdrawn files"). */
   readonly status?: 'withdrawn' | 'any';
+  /** `released=`: only the files whose release date has passed (true), or only the others (false). */
+  readonly released?: boolean;
+  /** Who reads (visibility-sql.ts): set by the service from the caller, never from the query string. */
+  readonly audience?: Audience;
 }
 
 // Names, order, roles and patterns are declared once in src/wire/query.ts; this module checks values.
@@ -83,6 +88,9 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
         break;
       case 'overlap':
         filter.overlap = value === 'true';
+        break;
+      case 'released':
+        filter.released = value === 'true';
         break;
       case 'status':
         // archived is the default: left out, so a filter has one shape for it.

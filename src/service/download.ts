@@ -1,5 +1,5 @@
 import { fixityFailed, type FileRecord } from '../catalog/index.js';
-import { FILE_NOT_FOUND, FILE_WITHDRAWN, FIXITY_FAILED, INVALID_NAME, NO_FILE_IN_PATH, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
+import { FILE_NOT_FOUND, FILE_WITHDRAWN, FIXITY_FAILED, INVALID_NAME, NO_FILE_IN_PATH, NOT_RELEASED, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
@@ -7,13 +7,14 @@ import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
+import { ANONYMOUS, byteAccess, type Caller } from './visibility.js';
 
 /**
  * GET /download/{path} (docs/api.md, The three endpoints): full stored path or bare file name ->
  * 302 to a signed, followable address of the bytes. Answered at once when the catalog and
  * the store answer at once (maybe-async.ts).
  */
-export function download(ctx: ServiceContext, requestPath: string, evidence: WithdrawnAccess = {}): MaybePromise<Envelope> {
+export function download(ctx: ServiceContext, requestPath: string, evidence: WithdrawnAccess = {}, caller: Caller = ANONYMOUS): MaybePromise<Envelope> {
   if (evidence.include && !evidence.curator) return failure(WITHDRAWN_NEEDS_CURATOR.create());
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
@@ -29,6 +30,10 @@ export function download(ctx: ServiceContext, requestPath: string, evidence: Wit
   const path = resolved.path;
   return andThen(ctx.catalog.get(path), (record) => {
     if (record === undefined) return unrecorded(ctx, path, requestPath);
+    // Who sees what (visibility.ts): a hidden file answers exactly as a name never stored.
+    const access = byteAccess(ctx, caller, record);
+    if (access === 'hidden') return failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)));
+    if (access === 'not_released') return failure(NOT_RELEASED.create(path, record.release_date));
     if (record.status === 'withdrawn' && !evidence.include) return gone(record);
     // Never served as if good (docs/api.md "Damaged files"); the record itself stays queryable.
     if (fixityFailed(record.fixity)) return failure(FIXITY_FAILED.create(path, record.verified_date ?? 'an earlier date', record.fixity));

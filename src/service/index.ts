@@ -23,3 +23,5 @@ export * from './audit.js';
 export * from './changes.js';
 export * from './withdraw.js';
 export * from './purge.js';
+export * from './visibility.js';
+export * from './release-publisher.js';

@@ -117,6 +117,12 @@ export const QUERY_PARAMETERS = {
     description: 'archived (the default): current files only; withdrawn: only the withdrawn files (docs/api.md "Withdrawn files"); any: both.',
     examples: ['archived', 'withdrawn', 'any'],
   },
+  released: {
+    role: 'filter',
+    kind: 'boolean',
+    spec: false,
+    description: 'true: only files whose release date has passed; false: only team-only files (docs/api.md "Who sees what"). A caller without a key sees released files only.',
+  },
   limit: {
     role: 'answer',
     kind: 'page-size',

@@ -4,7 +4,7 @@ import type { FileRecord } from '../file-record.js';
 import { RECORD_COLUMN_LIST, RECORD_COLUMNS } from '../record-columns.js';
 import { analyzeAfterLoad, refreshProductsOf } from './postgres-bulk-load.js';
 import { named } from './postgres-statements.js';
-import { changeTime, POSTGRES_CHANGE_LOCK_SQL } from '../change-log.js';
+import { changeTime, createdAudienceOfJson, POSTGRES_CHANGE_LOCK_SQL } from '../change-log.js';
 import { postgresJsonRecord } from './postgres-json-record.js';
 
 /** Rows per INSERT: one array parameter per column, so any number fits. */
@@ -17,8 +17,8 @@ const INSERT_UNNEST = `INSERT INTO files (${RECORD_COLUMN_LIST})
   RETURNING file_path, ${postgresJsonRecord()}`;
 
 /** 'created' entries of the change log from arrays of paths and record texts, in their order. */
-export const APPEND_CREATED_UNNEST = `INSERT INTO changes (time, change, file_path, record)
-  SELECT $1, 'created', e.file_path, e.record FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(file_path, record, n) ORDER BY e.n`;
+export const APPEND_CREATED_UNNEST = `INSERT INTO changes (time, change, file_path, record, audience)
+  SELECT $1, 'created', e.file_path, e.record, ${createdAudienceOfJson('e.record')} FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(file_path, record, n) ORDER BY e.n`;
 
 /**
  * Many records in one transaction on one pooled connection, UNNEST_ROWS at a time, each chunk

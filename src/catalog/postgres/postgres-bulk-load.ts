@@ -6,7 +6,7 @@ import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { POSTGRES_REFRESH_ALL_SQL, postgresRefreshSql, productArrays } from '../product-refresh.js';
 import { RECORD_COLUMN_LIST as COLUMNS, RECORD_COLUMNS } from '../record-columns.js';
-import { changeTime, POSTGRES_CHANGE_LOCK_SQL, recordJson } from '../change-log.js';
+import { changeTime, createdAudienceOfJson, POSTGRES_CHANGE_LOCK_SQL, recordJson } from '../change-log.js';
 import { postgresJsonRecord } from './postgres-json-record.js';
 
 /** Records turned into COPY text at once: few enough to die young. */
@@ -34,7 +34,7 @@ const STAGING = 'pg_temp.sdc_files_load';
 const CREATED = 'pg_temp.sdc_changes_load';
 
 /** Those entries into the log, in the order they were loaded; parameter: the time. */
-const APPEND_CREATED = `INSERT INTO changes (time, change, file_path, record) SELECT $1, 'created', file_path, record FROM ${CREATED} ORDER BY n`;
+const APPEND_CREATED = `INSERT INTO changes (time, change, file_path, record, audience) SELECT $1, 'created', file_path, record, ${createdAudienceOfJson('record')} FROM ${CREATED} ORDER BY n`;
 
 /**
  * Staged rows into the table with the same ON CONFLICT DO NOTHING as insertMany. In path
