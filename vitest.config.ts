@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/helpers/slow-first-sequencer.js';
 
 /**
  * `npm run test:all` and `npx vitest run <file>`: every test. `npm test` is the fast loop
@@ -13,6 +15,12 @@ export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test
     hookTimeout: 120_000,
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
     pool: 'forks',
+    // vitest's default (cores - 1) is one worker on 2 cores: every file in turn, while most of them
+    // wait on a child process, a Ceph cluster, podman or the network. One more worker than cores
+    // keeps both cores busy (test/README.md, "How long"); `--maxWorkers=N` overrides it.
+    maxWorkers: availableParallelism() + 1,
+    // The slow groups first, beside the rest rather than after it.
+    sequence: { sequencer: SlowFirstSequencer },
     // A slow test in a fast folder: `{ tags: ['slow'] }` on its it() or describe() (test/README.md).
     // Its own bound, 5 min (a test's or block's own timeout wins); skipped by the fast loop.
     tags: [

@@ -38,7 +38,7 @@ const SEARCHES: { label: string; make: (i: number) => { filter: QueryFilter; opt
       return { filter: { version: 'latest', instrument: IMAP_MISSION.instruments[i % 12]!, data_level: 'l2', start_date: `${ym}01`, end_date: `${ym}28` } };
     },
   },
-  { label: 'ingestion since (first 100)', make: (i) => ({ filter: { ingestion_start: new Date(Date.UTC(2025, 0, 2 + (i % 5))).toISOString() }, options: { limit: 100 } }) },
+  { label: 'ingestion since (first 100)', make: (i) => ({ filter: { ingestion_start_date: new Date(Date.UTC(2025, 0, 2 + (i % 5))).toISOString() }, options: { limit: 100 } }) },
 ];
 
 /** Records per second of wall clock and per CPU second of this process while `load` runs. */

@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { DEFAULT_MIN_FREE, parseMinFree, type MinFree } from './store/local/free-space.js';
+import { parseOidcSettings, type OidcSettings } from './oidc-config.js';
 
 /**
  * Server configuration (docs/deploy.md, Variables): environment variables, each overridable by a flag
@@ -33,6 +35,8 @@ export interface ServerConfig {
   readonly readNeedsKey: boolean;
   /** Largest object a PUT may store, bytes. */
   readonly maxObjectSize: number;
+  /** The local store's free-space watermark: below it, new uploads are refused with 507 (docs/deploy.md "Free space"). */
+  readonly minFree: MinFree;
   /** Longest time to receive a whole request (headers and body), seconds. */
   readonly requestTimeout: number;
   /** Longest a connection may stay silent, seconds. */
@@ -52,6 +56,8 @@ export interface ServerConfig {
    * (src/http/client-address.ts); none by default, so a client cannot choose its own address.
    */
   readonly trustedProxies: readonly string[];
+  /** Bearer tokens of the institution's OpenID Connect provider (src/oidc-config.ts); undefined = API keys only. */
+  readonly oidc: OidcSettings | undefined;
 }
 
 /** Names of the settings, as `sdc serve` flags spell them, with their variables. */
@@ -72,6 +78,7 @@ export const SERVER_SETTINGS = {
   requireKeys: 'SDC_REQUIRE_KEYS',
   readNeedsKey: 'SDC_READ_NEEDS_KEY',
   maxObjectSize: 'SDC_MAX_OBJECT_SIZE',
+  minFree: 'SDC_MIN_FREE',
   requestTimeout: 'SDC_REQUEST_TIMEOUT',
   idleTimeout: 'SDC_IDLE_TIMEOUT',
   rateLimit: 'SDC_RATE_LIMIT',
@@ -80,6 +87,12 @@ export const SERVER_SETTINGS = {
   sweepInterval: 'SDC_SWEEP_INTERVAL',
   eventsTokenPrevious: 'SDC_EVENTS_TOKEN_PREVIOUS',
   trustedProxies: 'SDC_TRUSTED_PROXIES',
+  oidcIssuer: 'SDC_OIDC_ISSUER',
+  oidcAudience: 'SDC_OIDC_AUDIENCE',
+  oidcRolesClaim: 'SDC_OIDC_ROLES_CLAIM',
+  oidcRoles: 'SDC_OIDC_ROLES',
+  oidcNameClaim: 'SDC_OIDC_NAME_CLAIM',
+  oidcClientId: 'SDC_OIDC_CLIENT_ID',
 } as const;
 
 export type ServerSettings = Partial<Record<keyof typeof SERVER_SETTINGS, string>>;
@@ -127,6 +140,12 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
   const logLevel = get('logLevel') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`SDC_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const minFreeRaw = get('minFree');
+  const minFree = minFreeRaw === undefined ? DEFAULT_MIN_FREE : parseMinFree(minFreeRaw);
+  if (minFree === undefined) {
+    throw new ConfigError(`SDC_MIN_FREE must be a percentage of the store's disk such as 5% or a size such as 20GiB (0 = off), got ${JSON.stringify(minFreeRaw)}`);
+  }
+
   const store = get('store') ?? `file:${join(home, 'store')}`;
   const catalog = get('catalog') ?? `sqlite:${join(home, 'catalog.db')}`;
   const embedded = store.startsWith('file:') && catalog.startsWith('sqlite:');
@@ -148,6 +167,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     readNeedsKey: flag('readNeedsKey'),
     // 5 GiB: the largest single PUT that S3 itself accepts.
     maxObjectSize: integer('maxObjectSize', 5 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
+    minFree,
     requestTimeout: integer('requestTimeout', 3600, 1, 7 * 24 * 3600),
     idleTimeout: integer('idleTimeout', 30, 1, 3600),
     rateLimit: integer('rateLimit', 1200, 0, 1_000_000),
@@ -156,6 +176,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, flags: ServerSettings =
     eventsToken,
     eventsTokenPrevious,
     trustedProxies: parseTrustedProxies(get('trustedProxies')),
+    oidc: parseOidcSettings(
+      { issuer: get('oidcIssuer'), audience: get('oidcAudience'), rolesClaim: get('oidcRolesClaim'), roles: get('oidcRoles'), nameClaim: get('oidcNameClaim'), clientId: get('oidcClientId') },
+      (message) => new ConfigError(message),
+    ),
   });
 }
 

@@ -26,7 +26,7 @@ export interface RunningServer {
 export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel), build: Pick<AppOptions, 'feed'> = {}): Promise<RunningServer> {
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
   let listeningUrl = `http://${config.host}:${config.port}`;
-  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize, log });
+  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize, minFree: config.minFree, log });
   const ctx = await serviceContextFromConfig(config, store, log);
   const { catalog } = ctx;
 

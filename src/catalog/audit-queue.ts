@@ -2,6 +2,10 @@ import { keysetPages, QUERY_PAGE_SIZE } from './keyset-pages.js';
 import { RECORD_COLUMN_LIST, recordOfRow } from './record-columns.js';
 import type { FileRecord } from './file-record.js';
 import type { ReadRows } from './record-reads.js';
+import { archivedSql } from './archived-sql.js';
+
+/** Only archived files are audited, and counted by the audit's metrics. */
+const ARCHIVED = archivedSql();
 
 /** What a fixity audit found of a file's stored bytes (docs/deploy.md "Fixity audits"). */
 export type FixityOutcome = 'ok' | 'mismatch' | 'missing';
@@ -44,7 +48,7 @@ export async function* auditQueue(read: ReadRows, options: AuditQueueOptions): A
   const never = keysetPages(
     async (after: string | undefined, limit) => {
       const rows = await read(
-        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date IS NULL AND status IS NULL${inPrefix}${after === undefined ? '' : ' AND file_path > ?'} ORDER BY file_path LIMIT ?`,
+        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date IS NULL AND ${ARCHIVED}${inPrefix}${after === undefined ? '' : ' AND file_path > ?'} ORDER BY file_path LIMIT ?`,
         [...prefixParams, ...(after === undefined ? [] : [after]), limit],
         turn++,
       );
@@ -60,7 +64,7 @@ export async function* auditQueue(read: ReadRows, options: AuditQueueOptions): A
     async (after: { readonly date: string; readonly path: string } | undefined, limit) => {
       const position = after === undefined ? '' : ' AND (verified_date > ? OR (verified_date = ? AND file_path > ?))';
       const rows = await read(
-        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date < ? AND status IS NULL${position}${inPrefix} ORDER BY verified_date, file_path LIMIT ?`,
+        `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE verified_date < ? AND ${ARCHIVED}${position}${inPrefix} ORDER BY verified_date, file_path LIMIT ?`,
         [options.verifiedBefore, ...(after === undefined ? [] : [after.date, after.date, after.path]), ...prefixParams, limit],
         turn++,
       );
@@ -92,8 +96,8 @@ export interface FixityStatus {
  * as the audit reads them (withdrawn ones are rare: the probes stay on the index).
  */
 export const FIXITY_FAILURES_SQL = "SELECT fixity, count(*) FROM files WHERE fixity IN ('mismatch', 'missing') GROUP BY fixity";
-export const OLDEST_VERIFIED_SQL = "SELECT verified_date FROM files WHERE verified_date > '' AND status IS NULL ORDER BY verified_date LIMIT 1";
-export const NEVER_VERIFIED_SQL = 'SELECT 1 FROM files WHERE verified_date IS NULL AND status IS NULL LIMIT 1';
+export const OLDEST_VERIFIED_SQL = `SELECT verified_date FROM files WHERE verified_date > '' AND ${ARCHIVED} ORDER BY verified_date LIMIT 1`;
+export const NEVER_VERIFIED_SQL = `SELECT 1 FROM files WHERE verified_date IS NULL AND ${ARCHIVED} LIMIT 1`;
 /** Files verified at least once: a count over the index's range, as costly as counting the catalog (cached as long). */
 export const VERIFIED_COUNT_SQL = "SELECT count(*) FROM files WHERE verified_date > ''";
 

@@ -1,4 +1,7 @@
+import type { PostWrite } from './post-write.js';
+import { postgresPostWrite } from './postgres/postgres-post-write.js';
 import { sqliteJsonRecord } from './sqlite/sqlite-json-record.js';
+import { sqlitePostWrite } from './sqlite/sqlite-post-write.js';
 
 /**
  * The few places where SQL backends differ, as data the shared code reads. Each
@@ -21,6 +24,8 @@ export interface CatalogDialect {
   readonly jsonRecord?: string;
   /** How the database shows a statement's plan: the prefix, and which column of its rows is the text. */
   readonly plan: { readonly prefix: string; readonly column: number };
+  /** The engine's post-write step (post-write.ts), which every write of the files table ends with. */
+  readonly postWrite: PostWrite;
 }
 
 export const SQLITE_DIALECT: CatalogDialect = Object.freeze({
@@ -28,6 +33,12 @@ export const SQLITE_DIALECT: CatalogDialect = Object.freeze({
   jsonRecord: sqliteJsonRecord(),
   // Rows of (id, parent, notused, detail).
   plan: { prefix: 'EXPLAIN QUERY PLAN', column: 3 },
+  postWrite: sqlitePostWrite,
 });
 
-export const POSTGRES_DIALECT: CatalogDialect = Object.freeze({ engine: 'postgres', byteOrderCollation: 'C', plan: { prefix: 'EXPLAIN', column: 0 } });
+export const POSTGRES_DIALECT: CatalogDialect = Object.freeze({
+  engine: 'postgres',
+  byteOrderCollation: 'C',
+  plan: { prefix: 'EXPLAIN', column: 0 },
+  postWrite: postgresPostWrite,
+});

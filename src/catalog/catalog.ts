@@ -7,17 +7,10 @@ import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
 import type { Audience } from './visibility-sql.js';
+import type { Tombstone } from '../wire/record.js';
 
-/** What a withdrawal writes into a record (docs/api.md "Withdrawn files"). */
-export interface Tombstone {
-  /** ISO-8601 UTC. */
-  readonly withdrawn_date: string;
-  readonly withdrawn_reason: string;
-  /** The curator key's name. */
-  readonly withdrawn_by: string;
-  /** The stored path of the replacement: an archived (not withdrawn) file other than this one. */
-  readonly superseded_by?: string;
-}
+/** What a withdrawal writes into a record: derived from the record's declaration (src/wire/record.ts). */
+export type { Tombstone };
 
 /** How a withdrawal ended: done (the record as it now is), or why not (nothing was changed). */
 export type WithdrawOutcome =
@@ -112,5 +105,19 @@ export interface Catalog {
   leases(): NameLeases;
   /** Cheap liveness check for /readyz. */
   ping(): Promise<void>;
+  /** How busy the connection pools are, where the catalog has them (PostgreSQL): /metrics. */
+  connectionPools?(): readonly ConnectionPoolUse[];
   close(): Promise<void>;
+}
+
+/** One connection pool's use, now. */
+export interface ConnectionPoolUse {
+  /** `writes` or `reads` (PostgreSQL: docs/deploy.md "PostgreSQL catalog"). */
+  readonly pool: string;
+  readonly max: number;
+  /** Connections open, busy or idle. */
+  readonly open: number;
+  readonly idle: number;
+  /** Queries waiting for a connection: the pool is saturated. */
+  readonly waiting: number;
 }

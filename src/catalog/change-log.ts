@@ -1,11 +1,8 @@
-import { CompiledQuery, type Kysely } from 'kysely';
-import type { CatalogDialect } from './catalog-dialect.js';
 import type { FileRecord } from './file-record.js';
 import { whereOf } from './filter-sql.js';
 import type { QueryFilter } from './query-filter.js';
 import type { Audience } from './visibility-sql.js';
 import { RECORD_FIELDS } from '../wire/record.js';
-import type { CatalogDatabase } from './schema.js';
 
 /*
  * The change log (docs/api.md "The change log"): one entry per ingest ('created') and per
@@ -17,7 +14,7 @@ import type { CatalogDatabase } from './schema.js';
  *   commit ids 8 then 7, and a reader that saw 8 would skip 7. Every append first takes one
  *   transaction-level advisory lock (held until commit or rollback), so from the first id a
  *   transaction takes to its commit no other transaction takes one: ids commit in order.
- * The appends are each transaction's last statements, so the lock is held only for them and
+ * The appends are each transaction's last statements (post-write.ts), so the lock is held only for them and
  * the commit, and a writer never waits for a row while holding it (no deadlock with another
  * writer that waits for the lock).
  */
@@ -125,51 +122,26 @@ export function changeTime(): string {
   return new Date().toISOString();
 }
 
-/**
- * Appends entries in a writing transaction of the catalog (Kysely's `trx`, e.g. SqlCatalog's
- * transactionReportingCause), in the order given: call it as the transaction's last write
- * (see above: on PostgreSQL it takes the log's lock, held to commit).
- */
-export async function appendChanges(
-  trx: Kysely<CatalogDatabase>,
-  dialect: CatalogDialect,
-  entries: readonly { readonly change: ChangeKind; readonly record: FileRecord; readonly audience?: ChangeAudience }[],
-): Promise<void> {
-  if (entries.length === 0) return;
-  const time = changeTime();
-  if (dialect.engine === 'postgres') {
-    await trx.executeQuery(CompiledQuery.raw(POSTGRES_CHANGE_LOCK_SQL, []));
-    // Arrays, one parameter each however many entries; WITH ORDINALITY keeps their order for the ids.
-    await trx.executeQuery(
-      CompiledQuery.raw(
-        `INSERT INTO changes (time, change, file_path, record, audience)
-           SELECT $1, e.change, e.file_path, e.record, e.audience FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(change, file_path, record, audience, n) ORDER BY e.n`,
-        [time, entries.map((e) => e.change), entries.map((e) => e.record.file_path), entries.map((e) => recordJson(e.record)), entries.map(audienceOf)],
-      ),
-    );
-    return;
-  }
-  for (const e of entries) {
-    await trx.insertInto('changes').values({ time, change: e.change, file_path: e.record.file_path, record: recordJson(e.record), audience: audienceOf(e) }).execute();
-  }
-}
-
-/** An entry's audience: as given, else a 'created' one's from its record, else public. */
-function audienceOf(e: { readonly change: ChangeKind; readonly record: FileRecord; readonly audience?: ChangeAudience }): ChangeAudience {
-  return e.audience ?? (e.change === 'created' ? createdAudience(e.record) : 'public');
+/** An entry for the log: its kind, its path, the record's JSON text as a query answers it, who may read it. */
+export interface NewChange {
+  readonly change: ChangeKind;
+  readonly file_path: string;
+  readonly record: string;
+  readonly audience: ChangeAudience;
 }
 
 /**
- * One entry, e.g. 'withdrawn' with the tombstone record (the record as the withdrawal left it:
- * status, withdrawn_date, withdrawn_reason, withdrawn_by, superseded_by), from any
- * SqlCatalog transaction.
+ * A record's entry: 'created', 'withdrawn' with the tombstone record (the record as the
+ * withdrawal left it), 'released' or 'retracted'. Its audience: as given, else a 'created'
+ * one's from its record, else public.
  */
-export function appendChange(
-  trx: Kysely<CatalogDatabase>,
-  dialect: CatalogDialect,
-  entry: { readonly change: ChangeKind; readonly record: FileRecord; readonly audience?: ChangeAudience },
-): Promise<void> {
-  return appendChanges(trx, dialect, [entry]);
+export function newChange(change: ChangeKind, record: FileRecord, audience?: ChangeAudience): NewChange {
+  return {
+    change,
+    file_path: record.file_path,
+    record: recordJson(record),
+    audience: audience ?? (change === 'created' ? createdAudience(record) : 'public'),
+  };
 }
 
 /**

@@ -21,8 +21,8 @@ export function fromDayRows(filter: QueryFilter): boolean {
     filter.file_path === undefined &&
     filter.descriptor === undefined &&
     filter.extension === undefined &&
-    filter.ingestion_start === undefined &&
-    filter.ingestion_end === undefined &&
+    filter.ingestion_start_date === undefined &&
+    filter.ingestion_end_date === undefined &&
     // coverage_days holds the archived files only (product-refresh.ts).
     filter.status === undefined &&
     // coverage_days counts every file: a reader without a key, or released=, groups the files (visibility-sql.ts).

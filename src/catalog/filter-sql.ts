@@ -1,5 +1,6 @@
 import type { QueryFilter } from './query-filter.js';
 import type { QueryPosition, QuerySort } from './query-options.js';
+import { archivedSql } from './archived-sql.js';
 import { latestWhere, visibilityWhere } from './visibility-sql.js';
 
 /*
@@ -37,11 +38,11 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
     eq('version', filter.version);
   }
   eq('extension', filter.extension);
-  eq('ingestion_date', filter.ingestion_start, '>=');
-  eq('ingestion_date', filter.ingestion_end, '<=');
+  eq('ingestion_date', filter.ingestion_start_date, '>=');
+  eq('ingestion_date', filter.ingestion_end_date, '<=');
   // Withdrawn files are left out unless asked for (docs/api.md "Withdrawn files"); literals, so
   // the partial index files_withdrawn serves status=withdrawn.
-  if (filter.status === undefined) where.push('files.status IS NULL');
+  if (filter.status === undefined) where.push(archivedSql('files'));
   else if (filter.status === 'withdrawn') where.push("files.status = 'withdrawn'");
   where.push(...visibilityWhere(filter, params));
   return where;

@@ -1,16 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
+import { backendCall } from '../errors/index.js';
 import { transactionReportingCause } from './first-failure-transaction.js';
 import {
   generateKey,
   hashKey,
   isKeyRole,
   KEY_ROLES,
-  keyIdOf,
-  keyMatches,
   KeyNameError,
   keyNameProblem,
   type ApiKeyInfo,
-  verdictOf,
   type KeyCheck,
   type KeyRole,
   type KeyStore,
@@ -18,11 +16,30 @@ import {
 } from './key-store.js';
 import type { ApiKeysTable, CatalogDatabase } from './schema.js';
 
-/** API keys in the catalog database, written once with Kysely for every adapter. */
-export class KyselyKeyStore implements KeyStore {
-  constructor(private readonly db: Kysely<CatalogDatabase>) {}
+/**
+ * API keys in the catalog database, written once with Kysely for every adapter; each engine
+ * checks a presented key its own way (`check`: a prepared statement). Every call to the
+ * database goes through backendCall, as the catalog's.
+ */
+export abstract class KyselyKeyStore implements KeyStore {
+  constructor(
+    private readonly db: Kysely<CatalogDatabase>,
+    /** The catalog as error messages name it. */
+    protected readonly backend: string,
+  ) {}
 
-  async create(name: string, role: KeyRole = 'uploader'): Promise<{ key: string; info: ApiKeyInfo }> {
+  abstract check(presented: string): KeyCheck | Promise<KeyCheck>;
+
+  /** A call to the database, its driver failure reported as the catalog's; a refused name passes as it is. */
+  private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return backendCall(this.backend, operation, run, (err) => (err instanceof KeyNameError ? err : undefined));
+  }
+
+  create(name: string, role: KeyRole = 'uploader'): Promise<{ key: string; info: ApiKeyInfo }> {
+    return this.call('key create', () => this.createOnce(name, role));
+  }
+
+  private async createOnce(name: string, role: KeyRole): Promise<{ key: string; info: ApiKeyInfo }> {
     const problem = keyNameProblem(name);
     if (problem) throw new KeyNameError(problem);
     if (!isKeyRole(role)) throw new KeyNameError(`Invalid role ${JSON.stringify(role)}: expected one of ${KEY_ROLES.join(', ')}.`);
@@ -45,12 +62,15 @@ export class KyselyKeyStore implements KeyStore {
     return (await this.db.selectFrom('api_keys').select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
   }
 
-  async list(): Promise<ApiKeyInfo[]> {
-    const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('name').orderBy('generation').execute();
-    return rows.map(toInfo);
+  list(): Promise<ApiKeyInfo[]> {
+    return this.call('key list', async () => (await this.db.selectFrom('api_keys').selectAll().orderBy('name').orderBy('generation').execute()).map(toInfo));
   }
 
-  async revoke(name: string): Promise<'revoked' | 'already_revoked' | 'unknown'> {
+  revoke(name: string): Promise<'revoked' | 'already_revoked' | 'unknown'> {
+    return this.call('key revoke', () => this.revokeOnce(name));
+  }
+
+  private async revokeOnce(name: string): Promise<'revoked' | 'already_revoked' | 'unknown'> {
     if (!(await this.nameExists(name))) return 'unknown';
     const now = new Date().toISOString();
     // Every key of the name that still works, or would during a rotation's overlap, stops now.
@@ -63,7 +83,11 @@ export class KyselyKeyStore implements KeyStore {
     return numUpdatedRows > 0n ? 'revoked' : 'already_revoked';
   }
 
-  async rotate(name: string, overlapSeconds: number): Promise<RotateResult> {
+  rotate(name: string, overlapSeconds: number): Promise<RotateResult> {
+    return this.call('key rotate', () => this.rotateOnce(name, overlapSeconds));
+  }
+
+  private async rotateOnce(name: string, overlapSeconds: number): Promise<RotateResult> {
     const now = new Date();
     const rows = await this.db.selectFrom('api_keys').select(['generation', 'role', 'revoked_at']).where('name', '=', name).execute();
     if (rows.length === 0) return { kind: 'unknown' };
@@ -98,21 +122,8 @@ export class KyselyKeyStore implements KeyStore {
     return { kind: 'rotated', key, info: toInfo(row), oldUntil };
   }
 
-  /** Widened to the port's value-or-promise: adapters whose driver answers at once (SQLite) return the verdict itself. */
-  check(presented: string): KeyCheck | Promise<KeyCheck> {
-    return this.lookUp(presented);
-  }
-
-  private async lookUp(presented: string): Promise<KeyCheck> {
-    const keyId = keyIdOf(presented);
-    if (keyId === undefined) return { kind: 'invalid' };
-    const row = await this.db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
-    if (!row || !keyMatches(presented, row.key_hash)) return { kind: 'invalid' };
-    return verdictOf(row.name, row.role, row.revoked_at);
-  }
-
-  async anyExist(): Promise<boolean> {
-    return (await this.db.selectFrom('api_keys').select('key_id').limit(1).executeTakeFirst()) !== undefined;
+  anyExist(): Promise<boolean> {
+    return this.call('key check', async () => (await this.db.selectFrom('api_keys').select('key_id').limit(1).executeTakeFirst()) !== undefined);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FileRecord } from './file-record.js';
+import { archivedSql } from './archived-sql.js';
 
 /*
  * What the catalog keeps up to date at ingest so that `version=latest` and GET /coverage cost
@@ -34,9 +34,9 @@ export interface ProductKey {
  * Whether a row's flag is wrong, given `m.v`, its product's highest archived version (NULL when
  * every version is withdrawn). Versions are vXX-YY: text order is numeric order.
  */
-const FLAG_IS_WRONG = 'files.is_latest <> CASE WHEN files.version = m.v AND files.status IS NULL THEN 1 ELSE 0 END';
+const FLAG_IS_WRONG = `files.is_latest <> CASE WHEN files.version = m.v AND ${archivedSql('files')} THEN 1 ELSE 0 END`;
 /** A product's highest archived version: withdrawn files are grouped with it but never counted. */
-const MAX_ARCHIVED_VERSION = 'max(CASE WHEN status IS NULL THEN version END)';
+const MAX_ARCHIVED_VERSION = `max(CASE WHEN ${archivedSql()} THEN version END)`;
 
 /** Recomputes the latest flag of one product's files: params instrument, data_level, descriptor, start_date. Rows already right are not written. */
 export const REFRESH_PRODUCT_SQL =
@@ -59,7 +59,7 @@ const DAY_COLUMNS = 'instrument, data_level, start_date, files, size, end_date, 
 export const REFRESH_DAY_SQL = [
   'DELETE FROM coverage_days WHERE instrument = ? AND data_level = ? AND start_date = ?',
   `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files` +
-    ' WHERE files.instrument = ? AND files.data_level = ? AND files.start_date = ? AND files.status IS NULL GROUP BY files.instrument, files.data_level, files.start_date',
+    ` WHERE files.instrument = ? AND files.data_level = ? AND files.start_date = ? AND ${archivedSql('files')} GROUP BY files.instrument, files.data_level, files.start_date`,
 ] as const;
 
 /** Every product's flag and every day's row recomputed: a bulk load larger than the table, the migration's backfill. */
@@ -68,7 +68,7 @@ export const REFRESH_ALL_SQL = [
     ' FROM files GROUP BY instrument, data_level, descriptor, start_date) AS m' +
     ` WHERE files.instrument = m.i AND files.data_level = m.l AND files.descriptor = m.d AND files.start_date = m.s AND ${FLAG_IS_WRONG}`,
   'DELETE FROM coverage_days',
-  `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files WHERE files.status IS NULL GROUP BY files.instrument, files.data_level, files.start_date`,
+  `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files WHERE ${archivedSql('files')} GROUP BY files.instrument, files.data_level, files.start_date`,
 ] as const;
 
 /**
@@ -94,13 +94,13 @@ const PRODUCTS = 'SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text
 // Every statement names all four arrays, so that PostgreSQL knows each parameter's type.
 const DAYS = 'SELECT DISTINCT i, l, s FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(i, l, d, s)';
 const POSTGRES_REFRESH_PRODUCTS_SQL = [
-  'UPDATE files SET is_latest = 1 - is_latest FROM (SELECT f.instrument AS i, f.data_level AS l, f.descriptor AS d, f.start_date AS s, max(CASE WHEN f.status IS NULL THEN f.version END) AS v' +
+  `UPDATE files SET is_latest = 1 - is_latest FROM (SELECT f.instrument AS i, f.data_level AS l, f.descriptor AS d, f.start_date AS s, max(CASE WHEN ${archivedSql('f')} THEN f.version END) AS v` +
     ` FROM files AS f JOIN (${PRODUCTS}) AS p ON f.instrument = p.i AND f.data_level = p.l AND f.descriptor = p.d AND f.start_date = p.s` +
     ' GROUP BY f.instrument, f.data_level, f.descriptor, f.start_date) AS m' +
     ` WHERE files.instrument = m.i AND files.data_level = m.l AND files.descriptor = m.d AND files.start_date = m.s AND ${FLAG_IS_WRONG}`,
   `DELETE FROM coverage_days AS c USING (${DAYS}) AS d WHERE c.instrument = d.i AND c.data_level = d.l AND c.start_date = d.s`,
   `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files JOIN (${DAYS}) AS d` +
-    ' ON files.instrument = d.i AND files.data_level = d.l AND files.start_date = d.s WHERE files.status IS NULL GROUP BY files.instrument, files.data_level, files.start_date',
+    ` ON files.instrument = d.i AND files.data_level = d.l AND files.start_date = d.s WHERE ${archivedSql('files')} GROUP BY files.instrument, files.data_level, files.start_date`,
 ] as const;
 
 /** The advisory lock key that every refresh holds (shared by a few days' refresh, alone by a large one). */
@@ -128,8 +128,8 @@ export function postgresRefreshSql(arrays: readonly string[][]): string[] {
 /** PostgreSQL's whole-table refresh (a load larger than the table), after ALL_DAYS_LOCK. */
 export const POSTGRES_REFRESH_ALL_SQL = [`SELECT pg_advisory_xact_lock(${ALL_DAYS_LOCK})`, ...REFRESH_ALL_SQL];
 
-/** The arrays postgresRefreshSql's statements take, from the records written. */
-export function productArrays(records: readonly FileRecord[]): string[][] {
+/** The arrays postgresRefreshSql's statements take, from the records (or products) written. */
+export function productArrays(records: readonly ProductKey[]): string[][] {
   const columns: string[][] = [[], [], [], []];
   for (const p of distinctProducts(records)) {
     columns[0]!.push(p.instrument);
@@ -140,8 +140,8 @@ export function productArrays(records: readonly FileRecord[]): string[][] {
   return columns;
 }
 
-/** The products of some records, each once. */
-export function distinctProducts(records: readonly FileRecord[]): ProductKey[] {
+/** The products of some records (or products), each once. */
+export function distinctProducts(records: readonly ProductKey[]): ProductKey[] {
   const seen = new Map<string, ProductKey>();
   for (const r of records) {
     const key = `${r.instrument}\u0000${r.data_level}\u0000${r.descriptor}\u0000${r.start_date}`;

@@ -1,35 +1,21 @@
-import { isCalendarDate, isoDay, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
-import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type ParameterKind, type QueryFormat, type QueryParameterName } from '../wire/query.js';
-import type { Audience } from './visibility-sql.js';
+import { isCalendarDate, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { parseInstant } from '../wire/instant.js';
+import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type FilterValue, type ParameterKind, type QueryFilterName, type QueryFormat, type QueryParameterName } from '../wire/query.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
 
 /**
- * A validated query (docs/api.md, The three endpoints, plus the additive harvesting parameters).
+ * A validated query (docs/api.md, The three endpoints, plus the additive harvesting parameters):
+ * each filter parameter of src/wire/query.ts under its own name, its value as parsed
+ * (FilterValue: instants as ISO-8601 UTC, `overlap` a boolean, `status` absent for archived).
  * Parsing and validating the query string lives here once, for every catalog adapter.
  */
-export interface QueryFilter {
-  readonly file_path?: string;
-  readonly instrument?: string;
-  readonly data_level?: string;
-  readonly descriptor?: string;
-  /** Bounds `YYYYMMDD`, inclusive: on the file's start date, or with `overlap` on its span. */
-  readonly start_date?: string;
-  readonly end_date?: string;
-  /** Absent or `*` = any version; `latest` = each product's highest version. */
-  readonly version?: string;
-  readonly extension?: string;
-  /** Bounds on when the file was indexed, ISO-8601 UTC, inclusive. */
-  readonly ingestion_start?: string;
-  readonly ingestion_end?: string;
-  /** Select files whose [start_date, end_date] overlaps the date range. */
-  readonly overlap?: boolean;
-  /** Absent = archived files only (the default); `withdrawn` = only withdrawn ones; `any` = both (docs/api.md "Withdrawn files"). */
-  readonly status?: 'withdrawn' | 'any';
-  /** `released=`: only the files whose release date has passed (true), or only the others (false). */
-  readonly released?: boolean;
+export type QueryFilter = { readonly [K in QueryFilterName]?: FilterValue<(typeof QUERY_PARAMETERS)[K]['kind']> } & {
   /** Who reads (visibility-sql.ts): set by the service from the caller, never from the query string. */
   readonly audience?: Audience;
-}
+};
+
+/** Who reads: `public` (no key) sees the files whose release date has passed; absent, every file (docs/api.md "Who sees what"). */
+export type Audience = 'public';
 
 // Names, order, roles and patterns are declared once in src/wire/query.ts; this module checks values.
 export { QUERY_FORMATS, type QueryFormat };
@@ -49,8 +35,6 @@ export function unknownParameterMessage(name: string): string {
 }
 
 const DESCRIPTOR = new RegExp(QUERY_PARAMETERS.descriptor.pattern);
-// YYYYMMDD, or an ISO-8601 date-time with a zone: Date.parse then checks it is a real instant.
-const INSTANT = new RegExp(QUERY_PARAMETERS.ingestion_start_date.pattern);
 const WHOLE_NUMBER = new RegExp(QUERY_PARAMETERS.limit.pattern);
 
 /**
@@ -81,10 +65,10 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
     if (problem) return invalid(name, value, problem);
     switch (name) {
       case 'ingestion_start_date':
-        filter.ingestion_start = parseInstant(value, false);
+        filter.ingestion_start_date = parseInstant(value);
         break;
       case 'ingestion_end_date':
-        filter.ingestion_end = parseInstant(value, true);
+        filter.ingestion_end_date = parseInstant(value, { end: true });
         break;
       case 'overlap':
         filter.overlap = value === 'true';
@@ -116,7 +100,7 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
   if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
     return { ok: false, message: `start_date ${filter.start_date} is after end_date ${filter.end_date}; expected start_date <= end_date.` };
   }
-  if (filter.ingestion_start && filter.ingestion_end && filter.ingestion_start > filter.ingestion_end) {
+  if (filter.ingestion_start_date && filter.ingestion_end_date && filter.ingestion_start_date > filter.ingestion_end_date) {
     return { ok: false, message: 'ingestion_start_date is after ingestion_end_date; expected start <= end.' };
   }
   const options: { -readonly [K in keyof QueryOptions]: QueryOptions[K] } = {};
@@ -151,7 +135,7 @@ const VALUE_PROBLEMS: Readonly<Record<ParameterKind, (value: string, mission: Mi
       ? undefined
       : 'expected vXX-YY (e.g. v00-01), * for any version, or latest for the highest version of each product.',
   instant: (value) =>
-    parseInstant(value, false) === undefined
+    parseInstant(value) === undefined
       ? 'expected YYYYMMDD or an ISO-8601 date-time with a zone, e.g. 20240105 or 2024-01-05T12:00:00Z.'
       : undefined,
   boolean: (value) => (value === 'true' || value === 'false' ? undefined : 'expected true or false.'),
@@ -170,19 +154,4 @@ const VALUE_PROBLEMS: Readonly<Record<ParameterKind, (value: string, mission: Mi
 function canonicalPath(value: string, mission: MissionConfig): string {
   const resolved = resolveRequestPath(value, mission);
   return resolved.kind === 'file' ? resolved.path : value;
-}
-
-/**
- * An ingestion bound as an ISO-8601 UTC instant (how records store it). A bare date
- * covers its whole day: the start of the day as a lower bound, its end as an upper one.
- */
-function parseInstant(value: string, upper: boolean): string | undefined {
-  if (isCalendarDate(value)) {
-    const day = isoDay(value);
-    return upper ? `${day}T23:59:59.999Z` : `${day}T00:00:00.000Z`;
-  }
-  // Eight digits that are no real date are refused, as before a date-time is tried.
-  if (/^\d{8}$/.test(value) || !INSTANT.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }

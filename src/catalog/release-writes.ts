@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { CatalogDialect } from './catalog-dialect.js';
-import { appendChanges } from './change-log.js';
+import { newChange, type NewChange } from './change-log.js';
 import type { FileRecord } from './file-record.js';
 import { RECORD_COLUMNS, recordOfRow } from './record-columns.js';
 import type { CatalogDatabase } from './schema.js';
@@ -39,9 +38,10 @@ export async function setReleaseDate(trx: Kysely<CatalogDatabase>, paths: readon
  * ANNOUNCE_BATCH: a file that was public from its ingestion (its date is its ingestion date)
  * has its 'created' entry public already. The UPDATE marks each row once: of two instances
  * running this at once, PostgreSQL's row locks let one mark a row, and SQLite writes one at a
- * time, so each file's entry is written once. Answers how many were logged.
+ * time, so each file's entry is written once. Answers the entries, for the caller's post-write
+ * step (post-write.ts) to append as its transaction's last statements.
  */
-export async function announceDue(trx: Kysely<CatalogDatabase>, dialect: CatalogDialect, now: string): Promise<number> {
+export async function announceDue(trx: Kysely<CatalogDatabase>, now: string): Promise<NewChange[]> {
   const due = trx
     .selectFrom('files')
     .select('file_path')
@@ -60,6 +60,5 @@ export async function announceDue(trx: Kysely<CatalogDatabase>, dialect: Catalog
   const records: FileRecord[] = rows
     .map((row) => recordOfRow(RECORD_COLUMN_NAMES.map((name) => (row as Record<string, unknown>)[name])))
     .sort((a, b) => (a.release_date! < b.release_date! ? -1 : a.release_date! > b.release_date! ? 1 : a.file_path < b.file_path ? -1 : 1));
-  await appendChanges(trx, dialect, records.map((record) => ({ change: 'released' as const, record, audience: 'public' as const })));
-  return records.length;
+  return records.map((record) => newChange('released', record, 'public'));
 }

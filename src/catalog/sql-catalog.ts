@@ -1,4 +1,5 @@
-import { backendFailure } from '../errors/index.js';
+import { backendCall } from '../errors/index.js';
+import { archivedRow } from './archived-sql.js';
 import { auditQueue, fixityStatus, VERIFIED_COUNT_SQL, type AuditQueueOptions, type FixityOutcome, type FixityStatus } from './audit-queue.js';
 import { transactionReportingCause } from './first-failure-transaction.js';
 import { CompiledQuery, type Kysely } from 'kysely';
@@ -9,9 +10,8 @@ import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
-import { appendChange, appendChanges, CHANGE_ID_AT_SQL, PUBLIC_CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, type ChangeEntry, type ChangesRange } from './change-log.js';
-import { distinctProducts, postgresRefreshSql, productArrays, refreshStatements } from './product-refresh.js';
-import { KyselyKeyStore } from './kysely-key-store.js';
+import { CHANGE_ID_AT_SQL, PUBLIC_CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
+import type { Refresh } from './post-write.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
@@ -22,6 +22,7 @@ import { RECORD_COLUMN_COUNT, RECORD_COLUMNS, recordOfRow, rowOf } from './recor
 import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
 import type { RecordPages } from './record-pages.js';
 import type { CatalogDatabase } from './schema.js';
+import { TOMBSTONE_FIELDS } from '../wire/record.js';
 
 /** Rows per multi-row INSERT (a record's columns each; SQLite allows 32766 parameters per statement). */
 const INSERT_BATCH = Math.floor(6000 / RECORD_COLUMN_COUNT);
@@ -74,8 +75,7 @@ export abstract class SqlCatalog implements Catalog {
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-      await this.refreshProducts(trx, [record]);
-      await appendChange(trx, this.dialect, { change: 'created', record });
+      await this.postWrite(trx, [record], [newChange('created', record)]);
       return true;
     });
     if (inserted) return 'inserted';
@@ -84,16 +84,11 @@ export abstract class SqlCatalog implements Catalog {
   }
 
   /**
-   * The latest flags and coverage rows of the records' products, in the writing transaction
-   * (product-refresh.ts: the one place they are recomputed).
+   * The engine's post-write step (post-write.ts: refresh, then the change log, last), in the
+   * writing transaction.
    */
-  private async refreshProducts(trx: Kysely<CatalogDatabase>, records: readonly FileRecord[]): Promise<void> {
-    if (this.dialect.engine === 'postgres') {
-      const arrays = productArrays(records);
-      for (const text of postgresRefreshSql(arrays)) await trx.executeQuery(CompiledQuery.raw(text, arrays));
-      return;
-    }
-    for (const { text, params } of refreshStatements(distinctProducts(records))) await trx.executeQuery(CompiledQuery.raw(text, params));
+  private async postWrite(trx: Kysely<CatalogDatabase>, refresh: Refresh, changes: readonly NewChange[]): Promise<void> {
+    for (const { text, params } of this.dialect.postWrite(refresh, changes)) await trx.executeQuery(CompiledQuery.raw(text, [...params]));
   }
 
   /**
@@ -125,10 +120,7 @@ export abstract class SqlCatalog implements Catalog {
           if (inserted.delete(record.file_path)) created.push(record);
         }
       }
-      if (created.length > 0) {
-        await this.refreshProducts(trx, records);
-        await appendChanges(trx, this.dialect, created.map((record) => ({ change: 'created' as const, record })));
-      }
+      if (created.length > 0) await this.postWrite(trx, records, created.map((record) => newChange('created', record)));
       return created.length;
     }));
   }
@@ -155,15 +147,12 @@ export abstract class SqlCatalog implements Catalog {
       .updateTable('files')
       .set({
         status: 'withdrawn',
-        withdrawn_date: tombstone.withdrawn_date,
-        withdrawn_reason: tombstone.withdrawn_reason,
-        withdrawn_by: tombstone.withdrawn_by,
-        superseded_by: tombstone.superseded_by ?? null,
+        ...Object.fromEntries(TOMBSTONE_FIELDS.map((field) => [field, tombstone[field] ?? null])),
         // Never latest again (product-refresh.ts then picks the next archived version).
         is_latest: 0,
       })
       .where('file_path', '=', filePath)
-      .where('status', 'is', null)
+      .where(archivedRow())
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) {
       const existing = await this.recordIn(trx, filePath);
@@ -178,10 +167,9 @@ export abstract class SqlCatalog implements Catalog {
       if (tombstone.superseded_by === filePath || !row || row.status !== null) throw new Refused({ outcome: 'replacement_not_archived' });
     }
     const record = (await this.recordIn(trx, filePath))!;
-    await this.refreshProducts(trx, [record]);
-    // The change log's entry, in this transaction and as its last write (on PostgreSQL it takes
-    // the lock that keeps ids in commit order: docs/api.md "The change log").
-    await appendChange(trx, this.dialect, { change: 'withdrawn', record });
+    // The change log's entry last (on PostgreSQL it takes the lock that keeps ids in commit
+    // order: docs/api.md "The change log").
+    await this.postWrite(trx, [record], [newChange('withdrawn', record)]);
     return { outcome: 'withdrawn', record };
   }
 
@@ -192,14 +180,21 @@ export abstract class SqlCatalog implements Catalog {
         // A date already past is now: the 'released' entry is logged with this commit, never back in time.
         const now = new Date().toISOString();
         const changed = await setReleaseDate(trx, paths, releaseDate < now ? now : releaseDate, release);
-        await announceDue(trx, this.dialect, now);
+        await this.announceIn(trx, now);
         return changed;
       }),
     );
   }
 
   announceDue(): Promise<number> {
-    return this.driver('announce', () => transactionReportingCause(this.db, (trx) => announceDue(trx, this.dialect, new Date().toISOString())));
+    return this.driver('announce', () => transactionReportingCause(this.db, (trx) => this.announceIn(trx, new Date().toISOString())));
+  }
+
+  /** The 'released' entries now due (release-writes.ts), appended by the post-write step (no product changed). */
+  private async announceIn(trx: Kysely<CatalogDatabase>, now: string): Promise<number> {
+    const released = await announceDue(trx, now);
+    if (released.length > 0) await this.postWrite(trx, [], released);
+    return released.length;
   }
 
   /** A record read inside a transaction (the engines' own get reads outside it). */
@@ -291,10 +286,8 @@ export abstract class SqlCatalog implements Catalog {
     return rows.map((row) => String(row[this.dialect.plan.column]));
   }
 
-  /** The API keys, kept in the same database. */
-  keys(): KeyStore {
-    return new KyselyKeyStore(this.db);
-  }
+  /** The API keys, kept in the same database (each engine checks a key its own way). */
+  abstract keys(): KeyStore;
 
   /** Leases on names, in the same database. */
   leases(): NameLeases {
@@ -313,9 +306,7 @@ export abstract class SqlCatalog implements Catalog {
    * recognised through it); streamed answers end their stream instead.
    */
   protected driver<T>(operation: string, work: () => Promise<T>): Promise<T> {
-    return work().catch((err: unknown) => {
-      throw backendFailure(this.backendName(), operation, err);
-    });
+    return backendCall(this.backendName(), operation, work);
   }
 
   /** The catalog as error messages name it. */

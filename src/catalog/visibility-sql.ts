@@ -1,4 +1,5 @@
-import type { QueryFilter } from './query-filter.js';
+import { archivedSql } from './archived-sql.js';
+import type { Audience, QueryFilter } from './query-filter.js';
 
 /*
  * THE visibility rule in SQL (docs/api.md "Who sees what"): a caller without a key sees a file
@@ -11,8 +12,7 @@ import type { QueryFilter } from './query-filter.js';
  * and PostgreSQL's files_release_date. `?` placeholders, as filter-sql.ts.
  */
 
-/** Who reads: `public` (no key) sees the files whose release date has passed; absent, every file. */
-export type Audience = 'public';
+export type { Audience };
 
 /** The conditions of the filter's audience and `released=`, with their parameters pushed on `params`. */
 export function visibilityWhere(filter: QueryFilter, params: unknown[]): string[] {
@@ -39,8 +39,8 @@ export function latestWhere(filter: QueryFilter, params: unknown[]): string {
   if (filter.audience !== 'public') return 'files.is_latest = 1';
   params.push(new Date().toISOString());
   return (
-    'files.status IS NULL AND NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument' +
+    `${archivedSql('files')} AND NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument` +
     ' AND newer.data_level = files.data_level AND newer.descriptor = files.descriptor AND newer.start_date = files.start_date' +
-    ' AND newer.version > files.version AND newer.status IS NULL AND newer.release_date <= ?)'
+    ` AND newer.version > files.version AND ${archivedSql('newer')} AND newer.release_date <= ?)`
   );
 }

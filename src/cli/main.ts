@@ -11,6 +11,7 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
  * the server's code (Fastify, the catalogs, the AWS SDK), nor `sdc --version` for anything.
  * The order is the order of `sdc --help`. See docs/performance.md ("CLI start-up").
  */
+const signInCommands = async (p: Command): Promise<void> => (await import('../client/cli/login-command.js')).registerSignInCommands(p, await clientPrefix());
 const backupCommands = async (p: Command): Promise<void> => (await import('./backup-command.js')).registerBackupCommands(p);
 
 const COMMANDS: Readonly<Record<string, (program: Command) => Promise<void>>> = {
@@ -20,6 +21,10 @@ const COMMANDS: Readonly<Record<string, (program: Command) => Promise<void>>> = 
   download: async (p) => (await import('../client/cli/download-command.js')).registerDownloadCommand(p, await clientPrefix()),
   watch: async (p) => (await import('../client/cli/watch-command.js')).registerWatchCommand(p, await clientPrefix()),
   withdraw: async (p) => (await import('../client/cli/withdraw-command.js')).registerWithdrawCommand(p, await clientPrefix()),
+  // One module registers the three.
+  login: signInCommands,
+  logout: signInCommands,
+  whoami: signInCommands,
   seed: async (p) => (await import('./seed-command.js')).registerSeedCommand(p),
   keys: async (p) => (await import('./keys-command.js')).registerKeysCommand(p),
   reconcile: async (p) => (await import('./reconcile-command.js')).registerReconcileCommand(p),

@@ -1,21 +1,18 @@
 import type { Command } from 'commander';
 import type { ServerSettings } from '../config.js';
-import { isCalendarDate, isoDay } from '../mission/index.js';
 import { purgeWithdrawn } from '../service/index.js';
+import { parseInstant } from '../wire/instant.js';
 import { BACKEND_OPTIONS, openBackendContext } from './backend-context.js';
 
-/** `--withdrawn-before`: YYYY-MM-DD or YYYYMMDD (the day's start, UTC), or an ISO-8601 date-time with a zone. */
+/** `--withdrawn-before`: YYYY-MM-DD or YYYYMMDD (the day's start, UTC), or an ISO-8601 date-time with a zone (src/wire/instant.ts). */
 export function purgeCutoff(value: string): string | undefined {
-  const compact = /^\d{4}-\d{2}-\d{2}$/.test(value) ? value.replace(/-/g, '') : value;
-  if (/^\d{8}$/.test(compact)) return isCalendarDate(compact) ? `${isoDay(compact)}T00:00:00.000Z` : undefined;
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  return parseInstant(value, { dashedDays: true });
 }
 
 interface PurgeFlags extends ServerSettings {
   readonly withdrawnBefore: string;
   readonly dryRun?: boolean;
+  readonly yes?: boolean;
 }
 
 /**
@@ -28,7 +25,8 @@ export function registerPurgeCommand(program: Command): void {
     .command('purge')
     .description('delete from the store the kept bytes of files withdrawn before a date (their records stay as tombstones)')
     .requiredOption('--withdrawn-before <date>', 'purge files withdrawn before this: YYYY-MM-DD (UTC midnight) or an ISO-8601 date-time with a zone')
-    .option('--dry-run', 'print what would be deleted, delete nothing');
+    .option('--dry-run', 'print what would be deleted, delete nothing')
+    .option('--yes', 'purge even with a date in the future (every file withdrawn so far, the latest ones too)');
   for (const [flag, description] of BACKEND_OPTIONS) command.option(flag, description);
   command.action(async (flags: PurgeFlags) => {
     const before = purgeCutoff(flags.withdrawnBefore);
@@ -37,6 +35,14 @@ export function registerPurgeCommand(program: Command): void {
         exitCode: 2,
         code: 'sdc.usage',
       });
+    }
+    // A date not yet come includes withdrawals of a moment ago: said, not done, unless confirmed (docs/deploy.md "Purging withdrawn files").
+    if (Date.parse(before!) > Date.now() && !flags.yes && !flags.dryRun) {
+      command.error(
+        `error: --withdrawn-before ${before!} is in the future: it includes every file withdrawn so far, those withdrawn a moment ago too. ` +
+          'See what it includes with --dry-run; add --yes to purge them all.',
+        { exitCode: 2, code: 'sdc.usage' },
+      );
     }
     const ctx = await openBackendContext('purge', flags);
     try {

@@ -37,6 +37,7 @@ export function registerReconcileCommand(program: Command): void {
       console.log(`indexed ${report.indexed} object(s) that had no record`);
       console.log(`skipped ${report.skipped} object(s) whose key breaks the naming rules`);
       if (report.refusedLinks > 0) console.log(`refused ${report.refusedLinks} symbolic link(s) in the store: never followed nor indexed (remove them)`);
+      if (report.notRegularFiles !== undefined) console.log(`refused ${report.notRegularFiles} entries in the store that are no regular file (FIFO, socket, device): never opened nor indexed (remove them)`);
       if (report.refused > 0) console.log(`refused ${report.refused} staged upload(s) whose name already held another file (the stored file stays)`);
       if (report.deferred > 0) console.log(`left ${report.deferred} staged upload(s) waiting: another promotion held the name; run reconcile again to promote them`);
       console.log(`${missing} record(s) without an object`);

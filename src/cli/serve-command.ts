@@ -56,12 +56,19 @@ export function registerServeCommand(program: Command): void {
     .option('--require-keys <bool>', 'uploads need an API key even before one exists [SDC_REQUIRE_KEYS, false on the embedded backends, true on S3 or PostgreSQL]')
     .option('--read-needs-key <bool>', 'query and download need an API key too [SDC_READ_NEEDS_KEY, false]')
     .option('--max-object-size <bytes>', 'largest file a PUT may store [SDC_MAX_OBJECT_SIZE, 5368709120]')
+    .option('--min-free <size>', 'free space under which the local store refuses new uploads (507), e.g. 5% or 20GiB, 0 = off [SDC_MIN_FREE, 5%]')
     .option('--request-timeout <seconds>', 'longest time to receive a whole request [SDC_REQUEST_TIMEOUT, 3600]')
     .option('--idle-timeout <seconds>', 'longest a connection may stay silent [SDC_IDLE_TIMEOUT, 30]')
     .option('--rate-limit <n>', 'requests per minute per API key or address, 0 = off [SDC_RATE_LIMIT, 1200]')
     .option('--sweep-interval <seconds>', 'seconds between sweeps for uploads not yet indexed, 0 = at start only [SDC_SWEEP_INTERVAL, 5]')
     .option('--shutdown-grace <seconds>', 'how long SIGTERM waits for in-flight requests [SDC_SHUTDOWN_GRACE, 30]')
     .option('--trusted-proxies <list>', 'addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed [SDC_TRUSTED_PROXIES, none]')
+    .option('--oidc-issuer <url>', 'issuer of the OpenID Connect provider whose Bearer tokens are accepted [SDC_OIDC_ISSUER, unset = API keys only]')
+    .option('--oidc-audience <aud>', 'aud a token for this archive carries [SDC_OIDC_AUDIENCE, required with the issuer]')
+    .option('--oidc-roles-claim <path>', 'claim holding groups or roles, dotted for nested [SDC_OIDC_ROLES_CLAIM, groups]')
+    .option('--oidc-roles <json>', 'role -> claim values granting it, e.g. {"curator":["sdc-curators"]} [SDC_OIDC_ROLES, {}]')
+    .option('--oidc-name-claim <claim>', 'claim naming the caller [SDC_OIDC_NAME_CLAIM, preferred_username, else sub]')
+    .option('--oidc-client-id <id>', 'public client of the portal and of sdc login [SDC_OIDC_CLIENT_ID]')
     .action(async (flags: ServerSettings) => {
       const config = loadServerConfig(process.env, flags);
       await checkPort(config);

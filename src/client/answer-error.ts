@@ -1,5 +1,5 @@
 import { errorForStatus, errorText, type ClientError, type Operation } from './client-errors.js';
-import type { Response } from './http-transport.js';
+import type { Response } from './http-engine.js';
 
 /** The text an error answer carries: a JSON string decoded, plain text as is. */
 export async function readMessage(res: Response): Promise<string> {

@@ -18,6 +18,8 @@ export interface ClientOptions {
   readonly url: string;
   /** Sent as `X-API-Key` on API calls. */
   readonly apiKey?: string;
+  /** Without an API key: the signed-in user's access token, asked before each API call (sent as Bearer). */
+  readonly bearer?: () => Promise<string | undefined>;
   /** Naming rules for local checks; the built-in `imap` mission by default. */
   readonly mission?: MissionConfig;
   readonly retry?: Partial<RetryPolicy>;
@@ -64,6 +66,7 @@ export class Client {
       transport: new Transport({
         baseUrl: options.url,
         apiKey: options.apiKey,
+        bearer: options.bearer,
         connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
         idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
         pacer: new RequestPacer(options.onPause),

@@ -9,6 +9,8 @@ export interface TransportOptions {
   readonly baseUrl: string;
   /** Sent as `X-API-Key` to the API only, never to a signed object-store address. */
   readonly apiKey?: string;
+  /** Without an API key, the signed-in user's token (docs/client.md, "Signing in"), sent as `Authorization: Bearer`. */
+  readonly bearer?: () => Promise<string | undefined>;
   readonly connectTimeoutMs: number;
   /** Longest silence allowed while waiting for headers or between body chunks. */
   readonly idleTimeoutMs: number;
@@ -69,19 +71,28 @@ export class Transport {
   }
 
   /** GET `<base><pathAndQuery>` with the key; `extra` headers replace the defaults (e.g. Accept). */
-  api(pathAndQuery: string, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  async api(pathAndQuery: string, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9', ...extra };
-    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    await this.credentials(headers);
     return this.send(`${this.baseUrl}${pathAndQuery}`, { headers, signal });
   }
 
   /** Another method on the API, with the key; `json`, when given, is sent as the body. */
-  apiCall(method: 'POST' | 'DELETE', pathAndQuery: string, json?: unknown): Promise<Response> {
+  async apiCall(method: 'POST' | 'DELETE', pathAndQuery: string, json?: unknown): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9' };
-    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    await this.credentials(headers);
     if (json === undefined) return this.send(`${this.baseUrl}${pathAndQuery}`, { method, headers });
     headers['content-type'] = 'application/json';
     return this.send(`${this.baseUrl}${pathAndQuery}`, { method, headers, body: JSON.stringify(json) });
+  }
+
+  /** The API key when there is one (it wins), else the signed-in user's token. */
+  private async credentials(headers: Record<string, string>): Promise<void> {
+    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    else {
+      const token = await this.options.bearer?.();
+      if (token) headers.authorization = `Bearer ${token}`;
+    }
   }
 
   /** A request to an address the service handed out (signed object-store address). */

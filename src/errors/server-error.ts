@@ -84,11 +84,22 @@ export function backendFailure(backend: string, operation: string, cause: unknow
   return raise(kind, [backend, operation], { cause });
 }
 
-/** One driver call with its failure reported as backendFailure: the one way every adapter wraps. */
-export async function backendCall<T>(backend: string, operation: string, run: () => Promise<T>): Promise<T> {
+/**
+ * One driver call with its failure reported as backendFailure: the one way every adapter wraps
+ * (eslint.config.js refuses a hand-written copy). A call that answers at once (better-sqlite3)
+ * stays synchronous; a promise's rejection is reported alike. `named`: a failure the adapter
+ * names itself (a missing bucket), thrown instead, or undefined.
+ */
+export function backendCall<T>(backend: string, operation: string, run: () => Promise<T>, named?: (err: unknown) => Error | undefined): Promise<T>;
+export function backendCall<T>(backend: string, operation: string, run: () => T, named?: (err: unknown) => Error | undefined): T;
+export function backendCall<T>(backend: string, operation: string, run: () => T | Promise<T>, named?: (err: unknown) => Error | undefined): T | Promise<T> {
+  const fail = (err: unknown): never => {
+    throw named?.(err) ?? backendFailure(backend, operation, err);
+  };
   try {
-    return await run();
+    const out = run();
+    return out instanceof Promise ? out.catch(fail) : out;
   } catch (err) {
-    throw backendFailure(backend, operation, err);
+    return fail(err);
   }
 }

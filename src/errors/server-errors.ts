@@ -42,6 +42,13 @@ export const OUT_OF_SPACE = declareError(
   507,
   (path: string) => `The archive is out of space: ${path} was not stored, and nothing of it was kept. Send it again once space has been freed.`,
 );
+/** The local store's free space is under its watermark (docs/deploy.md "Free space"): refused before any byte is taken. */
+export const LOW_SPACE = declareError(
+  'SDC_LOW_SPACE',
+  507,
+  (path: string) =>
+    `The archive is short of space: ${path} cannot be taken now (the store's free space is under the operators' watermark, SDC_MIN_FREE). Nothing was stored. Send it again once space has been freed.`,
+);
 
 // --- Fixity audits (docs/api.md "Damaged files"): a file whose stored bytes an audit found damaged or missing ---
 export const FIXITY_FAILED = declareError(
@@ -76,11 +83,20 @@ export const DIGEST_MISMATCH = declareError(
   (path: string, declared: string, received: string) =>
     `The bytes sent for ${path} do not match the SHA-256 declared for them: declared ${declared}, received ${received}. Nothing was stored; send the file again.`,
 );
-/** A store GET whose If-Match names another ETag than the file's (its SHA-256). */
-export const PRECONDITION_FAILED = declareError(
-  'SDC_PRECONDITION_FAILED',
-  412,
-  (etag: string) => `If-Match names another file: this one's ETag is ${etag} (its SHA-256).`,
+/**
+ * A store GET whose If-Match names no strong ETag of the file (its SHA-256), or whose
+ * If-Unmodified-Since is before the file's Last-Modified (docs/api.md, "Checked transfers").
+ */
+export const PRECONDITION_FAILED = declareError('SDC_PRECONDITION_FAILED', 412, (header: 'If-Match' | 'If-Unmodified-Since', found: string) =>
+  header === 'If-Match'
+    ? `If-Match names another file: this one's ETag is ${found} (its SHA-256; a weak W/ tag never matches If-Match).`
+    : `If-Unmodified-Since is earlier than the file's Last-Modified, ${found}.`,
+);
+/** A store GET whose Range lies wholly past the end of the file (docs/api.md, "Checked transfers"). */
+export const RANGE_NOT_SATISFIABLE = declareError('SDC_RANGE_NOT_SATISFIABLE', 416, (range: string, size: number) =>
+  size === 0
+    ? `Range ${range} asks for bytes of an empty file: send no Range. (Content-Range: bytes */0.)`
+    : `Range ${range} asks for bytes past the end of the file, which has ${size} bytes (0 to ${size - 1}): a client that holds ${size} bytes has the whole file.`,
 );
 
 // --- Download (docs/api.md, The three endpoints; Error codes) ---
@@ -109,6 +125,12 @@ export const SIGNATURE_MISMATCH = declareError(
 );
 export const NOT_A_STORED_PATH = declareError('SDC_NOT_A_STORED_PATH', 400, (key: string) => `Not a stored path: ${key}`);
 export const FILE_UNREADABLE = declareError('SDC_FILE_UNREADABLE', 500, () => 'The file could not be read.');
+/** The local store holds something other than a regular file under a key (a FIFO, a socket, a device, a folder): never opened for reading (docs/trust.md). */
+export const NOT_A_REGULAR_FILE = declareError(
+  'SDC_NOT_A_REGULAR_FILE',
+  500,
+  (key: string, kind: string) => `${key} could not be read: the store holds a ${kind} under its name, not a regular file. It is not served; sdc audit and sdc reconcile report it to the archive's operators.`,
+);
 
 // --- Query, coverage and the feed (docs/api.md, The three endpoints; Error codes) ---
 /** A filter refused by catalog/query-filter.ts (docs/api.md, Error codes and the filters' own rules): its text says which. */
@@ -132,6 +154,12 @@ export const NO_SUCH_UPLOAD = declareError(
 );
 export const INVALID_PARTS = declareError('SDC_INVALID_PARTS', 400, (reason: string) => reason);
 
+/** A query parameter given twice on a route that takes each once (src/http/repeated-parameters.ts). */
+export const REPEATED_PARAMETER = declareError(
+  'SDC_REPEATED_PARAMETER',
+  400,
+  (name: string) => `${name} was given more than once. Give each query parameter at most once.`,
+);
 export const INVALID_QUERY = declareError('SDC_INVALID_QUERY', 400, (filterMessage: string) => filterMessage);
 export const INVALID_COVERAGE_PARAMETER = declareError(
   'SDC_INVALID_COVERAGE_PARAMETER',

@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { roleUploads, type KeyCheck, type KeyRole, type KeyStore } from '../catalog/index.js';
+import { roleUploads, type KeyRole, type KeyStore } from '../catalog/index.js';
 import { API_KEY_INVALID, API_KEY_MISSING, API_KEY_NOT_CURATOR, API_KEY_READ_ONLY, API_KEY_REVOKED, raise } from '../errors/index.js';
 import { sendError } from './error-answer.js';
 import { presentedKey } from './presented-key.js';
+import { presentedToken, signedInRefusal, type CallerVerdict } from './oidc/signed-in-access.js';
+import type { TokenVerifier } from './oidc/token-verifier.js';
 import type { AccessClass } from './route-access.js';
 
 declare module 'fastify' {
@@ -12,8 +14,8 @@ declare module 'fastify' {
     apiKeyName?: string;
     /** Role of that key (docs/api.md, "API keys"), beside its name. */
     apiKeyRole?: KeyRole;
-    /** The verdict on the key the request presented, when its route's class looks at keys. */
-    keyVerdict?: KeyCheck;
+    /** The verdict on the key or token the request presented, when its route's class looks at keys. */
+    keyVerdict?: CallerVerdict;
     /** The access class of the route the request matched, read once by the key check's first hook. */
     accessClass?: AccessClass;
   }
@@ -27,6 +29,8 @@ export interface ApiKeyAuthOptions {
   readonly readNeedsKey: boolean;
   /** The mission's name: its client reads the key from `<MISSION>_API_KEY`. */
   readonly missionName: string;
+  /** Bearer tokens of the institution's provider (oidc/token-verifier.ts), when SDC_OIDC_ISSUER is set. */
+  readonly tokens?: TokenVerifier;
 }
 
 export const messages = {
@@ -58,15 +62,16 @@ function accessOf(request: FastifyRequest): AccessClass {
 async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Promise<void> {
   // Keys are revoked, never deleted: once one exists, keys are required for good (so only
   // "required" is remembered; until then each request that needs a key asks the catalog).
-  let keysExist = options.requireKeys;
+  // A configured provider closes uploads to callers without a credential, as a first key does.
+  let keysExist = options.requireKeys || options.tokens !== undefined;
   const needsKey = (access: AccessClass) => access === 'upload' || (access === 'read' && options.readNeedsKey);
   // A key sent to a read route is verified even where reads are open: its holder gets the key's rate budget.
   const takesKey = (access: AccessClass) => access === 'upload' || access === 'curator' || access === 'read';
 
 
-  const noted = (request: FastifyRequest, reply: FastifyReply, verdict: KeyCheck): void => {
+  const noted = (request: FastifyRequest, reply: FastifyReply, verdict: CallerVerdict): void => {
     request.keyVerdict = verdict;
-    if (verdict.kind === 'valid') {
+    if (verdict.kind === 'valid' || verdict.kind === 'token') {
       request.apiKeyName = verdict.name;
       request.apiKeyRole = verdict.role;
       // Every later log line of this request says whose key it was (pino's loggers bind in place).
@@ -85,9 +90,11 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
     if (request.method === 'OPTIONS' || !takesKey(access)) return done();
     const key = presentedKey(request);
     if (key === undefined) return done();
-    let verdict: KeyCheck | Promise<KeyCheck>;
+    let verdict: CallerVerdict | Promise<CallerVerdict>;
+    // A JWT goes to the provider's keys when a provider is configured; any other value is tried as an API key.
+    const token = options.tokens && presentedToken(request);
     try {
-      verdict = options.keys.check(key);
+      verdict = token ? options.tokens!.verify(token) : options.keys.check(key);
     } catch (err) {
       return done(err as Error);
     }
@@ -106,15 +113,26 @@ async function apiKeyAuth(app: FastifyInstance, options: ApiKeyAuthOptions): Pro
     if (verdict === undefined) sendError(reply, raise(API_KEY_MISSING, [ACTION[access]!, options.missionName], { headers: { 'WWW-Authenticate': 'Bearer' } }));
     else if (verdict.kind === 'invalid') sendError(reply, API_KEY_INVALID.create());
     else if (verdict.kind === 'revoked') sendError(reply, API_KEY_REVOKED.create(verdict.name, verdict.revokedAt));
+    else if (verdict.kind === 'refused') sendError(reply, verdict.error);
+    else if (verdict.kind === 'token') return refusedSignedIn(reply, verdict, access);
     else if (access === 'curator' && verdict.role !== 'curator') sendError(reply, API_KEY_NOT_CURATOR.create(verdict.name, verdict.role));
     else if (access === 'upload' && !roleUploads(verdict.role)) sendError(reply, API_KEY_READ_ONLY.create(verdict.name));
     else return true;
     return false;
   };
 
+  const refusedSignedIn = (reply: FastifyReply, verdict: CallerVerdict & { kind: 'token' }, access: AccessClass): boolean => {
+    const refusal = signedInRefusal(verdict, access);
+    if (refusal) sendError(reply, refusal);
+    return refusal === undefined;
+  };
+
   app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
     const access = request.accessClass ?? accessOf(request);
     if (request.method === 'OPTIONS') return done(null, payload);
+    // A token that fails verification is refused wherever it is sent, open reads included: its
+    // holder must learn to sign in again, not get an anonymous answer (docs/trust.md, "Signed-in callers").
+    if (request.keyVerdict?.kind === 'refused') return void sendError(reply, request.keyVerdict.error);
     if (access === 'curator') {
       if (verdictOn(request, reply, access)) done(null, payload);
       return;

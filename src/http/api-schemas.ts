@@ -3,7 +3,8 @@ import { messages as keyMessages } from './api-key-auth.js';
 import { FILE_NAME_FORM, exampleFileName, missionExtensions, namingMessage, type MissionConfig } from '../mission/index.js';
 import { ALREADY_WITHDRAWN, API_KEY_NOT_CURATOR, FILE_WITHDRAWN, INVALID_WITHDRAWAL, WITHDRAWN_NEEDS_CURATOR } from '../errors/index.js';
 import { exampleStoredPath, MAX_WITHDRAW_REASON, messages } from '../service/index.js';
-import { ARCHIVE_RECORD_FIELDS, RECORD_FIELD_INFO, RECORD_FIELDS, SPEC_RECORD_FIELDS, type RecordField } from '../wire/record.js';
+import { ARCHIVE_RECORD_FIELDS, RECORD_FIELD_INFO, RECORD_FIELDS, SPEC_RECORD_FIELDS, TOMBSTONE_FIELDS, type RecordField } from '../wire/record.js';
+import { SHA256_HEX_PATTERN } from '../wire/content-digest.js';
 
 /**
  * Route schemas of the two API forms: they type and describe every parameter, status
@@ -71,7 +72,7 @@ const uploadQuery = {
   properties: {
     sha256: {
       type: 'string',
-      pattern: '^[0-9a-fA-F]{64}$',
+      pattern: SHA256_HEX_PATTERN,
       description:
         "The file's SHA-256 (64 hexadecimal digits). The address is then bound to those bytes: other bytes are refused " +
         '(400, SDC_DIGEST_MISMATCH, on the local store; on S3 the upload is never promoted) and the name stays free. `sdc upload` always sends it.',
@@ -126,7 +127,14 @@ export function downloadSchema(mission: MissionConfig, form: 'current' | 'earlie
     response: {
       302: {
         description: 'Found: Location is a signed, followable address of the bytes (SDC_DOWNLOAD_TTL).',
-        headers: { Location: { type: 'string', description: 'Signed address of the bytes.' } },
+        headers: {
+          Location: { type: 'string', description: 'Signed address of the bytes.' },
+          'X-Download-Expires': {
+            type: 'string',
+            format: 'date-time',
+            description: 'Only when the address dies before SDC_DOWNLOAD_TTL (S3: the credentials that signed it expire then): when it does, UTC.',
+          },
+        },
         content: {
           'text/html': {
             schema: { type: 'object', properties: { download_url: { type: 'string', examples: [url] } }, required: ['download_url'] },
@@ -178,7 +186,7 @@ export function withdrawSchema(mission: MissionConfig) {
     tags: ['current form'],
     summary: 'Withdraw an archived file, leaving a tombstone (curator key)',
     description:
-      'The record keeps every field and gains status, withdrawn_date, withdrawn_reason, withdrawn_by and superseded_by. ' +
+      `The record keeps every field and gains ${['status', ...TOMBSTONE_FIELDS].join(', ').replace(/, (?=[^,]*$)/, ' and ')}. ` +
       'Queries leave it out unless status=withdrawn|any; its download answers 410; its name is never reused. ' +
       'version=latest falls back to the next archived version.',
     params: pathParams(`Stored path of the file (${path}), or its bare file name.`, path),

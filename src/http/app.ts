@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../service/index.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
 import { AccessLog } from './access-log.js';
+import { buildValidator } from './body-validation.js';
 import type { KeyStore } from '../catalog/index.js';
 import { apiRoutes } from './api-routes.js';
 import { registerCors, type CorsOrigin } from './cors.js';
@@ -21,11 +22,16 @@ import { portalPlugin } from './portal-plugin.js';
 import './public-links.js';
 import { routeAccess, type AccessEntry } from './route-access.js';
 import apiKeyAuth from './api-key-auth.js';
+import { providerKeys } from './oidc/provider-keys.js';
+import { TokenVerifier } from './oidc/token-verifier.js';
+import { signInRoutes } from './oidc/sign-in-routes.js';
+import type { OidcSettings } from '../oidc-config.js';
 import gracefulClose from './graceful-close.js';
 import limits, { serverLimits, type LimitSettings } from './limits.js';
 import metrics from './metrics.js';
 import rateLimit from './rate-limit.js';
 import { s3EventsRoute } from './s3-events-route.js';
+import { refuseRepeatedParameters } from './repeated-parameters.js';
 import { storeRoutes, validlySigned } from './store-routes.js';
 import { unmatchedRoutes } from './unmatched-routes.js';
 
@@ -57,6 +63,8 @@ export interface TrustSettings extends LimitSettings {
   readonly readNeedsKey: boolean;
   /** Requests per minute per key or address; 0 = off. */
   readonly rateLimit: number;
+  /** The institution's OpenID Connect provider, whose Bearer tokens are accepted beside keys (SDC_OIDC_*). */
+  readonly oidc?: OidcSettings | undefined;
 }
 
 declare module 'fastify' {
@@ -87,6 +95,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     // Made on first use: most requests log only their access line, which needs no pino child.
     childLoggerFactory: requestLogFactory,
     frameworkErrors,
+    // Bodies are checked as sent, never coerced (body-validation.ts).
+    schemaController: { compilersFactory: { buildValidator } },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Keep-alive sockets must not outlive a graceful close for long.
     forceCloseConnections: 'idle',
@@ -118,7 +128,9 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   if (trust) {
     // Key verification, then the rate limit (onRequest, app-wide): before every route, so
     // /metrics, the API description, CORS preflights, 404 and 405 spend the budget too (rate-limit.ts).
-    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name });
+    // One verifier per app: the provider's keys are cached for the process (a Lambda container's too).
+    const tokens = trust.oidc ? new TokenVerifier(trust.oidc, providerKeys(trust.oidc.issuer)) : undefined;
+    await app.register(apiKeyAuth, { ...trust, missionName: ctx.mission.name, ...(tokens ? { tokens } : {}) });
     // Validly signed store requests spend no budget: their signing API request did (docs/client.md, "Pacing").
     await app.register(rateLimit, { perMinute: trust.rateLimit, exempt: signedAddresses ? validlySigned(signedAddresses.signer) : undefined });
   }
@@ -131,6 +143,8 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
     // The key's verdict and the body limits (preParsing): see api-key-auth.ts and limits.ts.
     await app.register(limits, trust);
   }
+  // After the key check and the rate limit: a refusal spends the budget like any request.
+  app.addHook('onRequest', refuseRepeatedParameters);
   await app.register(apiRoutes(ctx));
   await app.register(multipartRoutes(ctx));
   await app.register(feed(ctx));
@@ -138,6 +152,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
   await app.register(changesRoute(ctx));
+  await app.register(signInRoutes(trust?.oidc));
   await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
   await app.register(s3EventsRoute(ctx, eventsToken, eventsTokenPrevious));
   if (signedAddresses) await app.register(storeRoutes(ctx, signedAddresses.store, signedAddresses.signer));

@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { ERROR_CODE_HEADER } from '../errors/index.js';
+import { DOWNLOAD_EXPIRES_HEADER } from '../service/download.js';
 
 /** `*`, or the exact origins allowed (SDC_CORS_ORIGIN). */
 export type CorsOrigin = '*' | readonly string[];
@@ -23,7 +24,7 @@ export async function registerCors(app: FastifyInstance, origin: CorsOrigin): Pr
   await app.register(cors, {
     origin: origin === '*' ? '*' : [...origin],
     methods: ['GET', 'HEAD', 'PUT'],
-    exposedHeaders: [REQUEST_ID_HEADER, ERROR_CODE_HEADER, 'Location', 'Content-Disposition', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag', 'Repr-Digest'],
+    exposedHeaders: [REQUEST_ID_HEADER, ERROR_CODE_HEADER, 'Location', 'Content-Disposition', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'ETag', 'Repr-Digest', DOWNLOAD_EXPIRES_HEADER],
     maxAge: 600,
     preflightContinue: true,
   });

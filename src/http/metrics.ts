@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Catalog } from '../catalog/index.js';
 import type { ServiceContext } from '../service/index.js';
+import { registerAlertMetrics } from './alert-metrics.js';
 import { checkDependencies, ingestBacklog, withinCheckTime } from './dependency-checks.js';
 
 export interface MetricsOptions {
@@ -64,6 +65,7 @@ export const DEPENDENCIES_EVERY_MS = 5_000;
 async function metricsPlugin(app: FastifyInstance, { ctx }: MetricsOptions): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sdc_' });
+  registerAlertMetrics(app, registry, ctx);
   // A scrape always answers, most of all while a dependency is down: what cannot be read is
   // left out (the catalog's size) and said in sdc_dependency_up, never a failed scrape.
   new Gauge({

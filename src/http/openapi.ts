@@ -68,13 +68,14 @@ export async function registerOpenApi(app: FastifyInstance, mission: MissionConf
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key from "sdc keys create".' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'The same key as a bearer token.' },
+          bearer: { type: 'http', scheme: 'bearer', description: "The same key as a bearer token, or an access token of the archive's OpenID Connect provider (SDC_OIDC_ISSUER)." },
         },
       },
       tags: [
         { name: 'current form', description: 'Interface spec section 4.' },
         { name: 'earlier form', description: 'Interface spec, end of 4.3: served under /v0.' },
         { name: 'operations', description: 'For load balancers and operators.' },
+        { name: 'sign-in', description: "Sign-in with the institution's OpenID Connect provider (docs/trust.md, Signed-in callers)." },
       ],
     },
     // Shared schemas keep their $id as their name under components.schemas.

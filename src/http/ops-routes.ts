@@ -6,9 +6,9 @@ import { checkDependencies, ingestBacklog } from './dependency-checks.js';
 /** name and version of this package; src/http and dist/http both sit two levels below it. */
 const PACKAGE = createRequire(import.meta.url)('../../package.json') as { name: string; version: string };
 
-const status = (description: string, properties: Record<string, object>) => ({
+const status = (description: string, properties: Record<string, object>, optional: Record<string, object> = {}) => ({
   description,
-  content: { 'application/json': { schema: { type: 'object', properties, required: Object.keys(properties) } } },
+  content: { 'application/json': { schema: { type: 'object', properties: { ...properties, ...optional }, required: Object.keys(properties) } } },
 });
 
 const checks = {
@@ -26,6 +26,15 @@ const readiness = {
   status: { type: 'string', enum: ['ready', 'degraded', 'not ready'] },
   checks,
   backlog,
+};
+
+/** Only for a store on this machine's disk (the local store): docs/deploy.md "Free space". */
+const space = {
+  space: {
+    type: 'object',
+    description: 'The local store\'s file system, in bytes: free, size, and the watermark (SDC_MIN_FREE) under which new uploads are refused (507); low is true while they are.',
+    properties: { free_bytes: { type: 'integer' }, size_bytes: { type: 'integer' }, min_free_bytes: { type: 'integer' }, low: { type: 'boolean' } },
+  },
 };
 
 /** For load balancers and operators: liveness, readiness, version. */
@@ -47,11 +56,12 @@ export function opsRoutes(ctx: ServiceContext) {
           summary: 'Readiness: this instance can reach the catalog (the store is reported, not required)',
           description:
             'Fails (503) only for what makes this instance worse than its peers: it cannot reach the catalog. ' +
+            'A local store under its free-space watermark answers 200 "degraded" with `space.low` true. ' +
             'A shared object store (S3) that does not answer fails every instance alike, so taking this one out would not help: ' +
             'it answers 200 with status "degraded" (queries still work). docs/self-hosted.md says where to point health checks.',
           response: {
-            200: status('Ready to serve ("degraded": the store does not answer; queries still do).', readiness),
-            503: status('Not ready: the catalog did not answer (details in the log).', readiness),
+            200: status('Ready to serve ("degraded": the store does not answer, or the local store is under its free-space watermark; queries and downloads still work).', readiness, space),
+            503: status('Not ready: the catalog did not answer (details in the log).', readiness, space),
           },
         },
       },
@@ -59,8 +69,12 @@ export function opsRoutes(ctx: ServiceContext) {
         const results = await checkDependencies(ctx, (check, err) => request.log.warn({ err, check }, 'readiness check failed'));
         // The local store is this instance's own: its failure makes this instance worse than a peer.
         const storeDown = results.store !== 'ok';
-        const state = results.catalog !== 'ok' || (storeDown && !ctx.store.shared) ? 'not ready' : storeDown ? 'degraded' : 'ready';
-        return reply.code(state === 'not ready' ? 503 : 200).send({ status: state, checks: results, backlog: ingestBacklog(ctx) });
+        // Short of space, the instance still serves queries and downloads; only new uploads are refused.
+        const room = ctx.store.space?.reading();
+        const state = results.catalog !== 'ok' || (storeDown && !ctx.store.shared) ? 'not ready' : storeDown || room?.low ? 'degraded' : 'ready';
+        const body = { status: state, checks: results, backlog: ingestBacklog(ctx) };
+        const answer = room ? { ...body, space: { free_bytes: room.free, size_bytes: room.size, min_free_bytes: room.minFree, low: room.low } } : body;
+        return reply.code(state === 'not ready' ? 503 : 200).send(answer);
       },
     );
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { RATE_LIMITED } from '../errors/index.js';
+import { RATE_LIMITED, raise } from '../errors/index.js';
 import { clientAddress } from './client-address.js';
 
 export interface RateLimitOptions {
@@ -74,8 +74,8 @@ async function rateLimitPlugin(app: FastifyInstance, { perMinute, exempt }: Rate
     }
     reply.header('x-ratelimit-remaining', 0);
     reply.header('x-ratelimit-reset', reset);
-    reply.header('retry-after', reset);
-    done(RATE_LIMITED.create(max, reset));
+    // Retry-After goes with the error, set by errorReply (src/errors/error-reply.ts) as for every error.
+    done(raise(RATE_LIMITED, [max, reset], { headers: { 'Retry-After': String(reset) } }));
   };
 
   // App-wide (this plugin is not encapsulated), after the key verification's own hook: every

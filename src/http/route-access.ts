@@ -27,6 +27,8 @@ export interface AccessEntry {
   readonly method: string;
   readonly url: string;
   readonly access: AccessClass;
+  /** The route's body schema, if it declares one (test/adversarial/body-types.test.ts walks them). */
+  readonly body?: unknown;
 }
 
 export interface RouteAccess {
@@ -58,7 +60,7 @@ export function routeAccess(app: FastifyInstance): RouteAccess {
 
   const table = (): AccessEntry[] =>
     routes.flatMap(({ url, options }) =>
-      [options.method].flat().map((method) => ({ method: String(method), url, access: options.config?.access as AccessClass })),
+      [options.method].flat().map((method) => ({ method: String(method), url, access: options.config?.access as AccessClass, body: options.schema?.body })),
     );
 
   app.addHook('onReady', async () => {

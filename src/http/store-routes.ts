@@ -1,80 +1,15 @@
-import send from '@fastify/send';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { fixityFailed, type FileRecord } from '../catalog/index.js';
-import { ALREADY_EXISTS, FIXITY_FAILED, DIGEST_MISMATCH, FILE_NOT_FOUND, PRECONDITION_FAILED, FILE_UNREADABLE, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
-import { ingest, withdrawnError, type ServiceContext } from '../service/index.js';
-import { isOutOfSpace, OutOfSpaceError } from '../service/out-of-space.js';
+import { ALREADY_EXISTS, DIGEST_MISMATCH, FILE_NOT_FOUND, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
+import { ingest, recordedName, servableTo, SIGNED, type ServiceContext } from '../service/index.js';
+import { isOutOfSpace, lowSpaceRefusal, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
-import { storedMediaType } from '../wire/media-type.js';
 import { sendError } from './error-answer.js';
+import { replyWithStoredFile } from './stored-file-reply.js';
 import type { LocalObjectStore, UrlSigner } from '../store/index.js';
-import type { SignatureCheck } from '../store/local/url-signer.js';
-import { partSubject } from '../store/local/local-multipart.js';
+import { signatureVerdict, type StoreQuery } from './store-signatures.js';
 
-interface StoreQuery {
-  expires?: string;
-  signature?: string;
-  /** Name of the API key that asked for the upload address (signed with it). */
-  uploader?: string;
-  /** The SHA-256 a PUT address is bound to (docs/api.md, "Checked transfers"); signed with it. */
-  sha256?: string;
-  /** With `partNumber`: a part of a multipart upload (signed as such). */
-  uploadId?: string;
-  partNumber?: string;
-  /** `include`: a withdrawn file's evidence address (signed as such). */
-  withdrawn?: string;
-}
-
-/** RFC 9530's Repr-Digest of bytes whose SHA-256 is `hex`. */
-export function reprDigest(hex: string): string {
-  return `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`;
-}
-
-/** True when an If-None-Match (or If-Match) list names `etag` (compared weakly) or is `*`. */
-function noneMatchHits(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-/** Each request's signature verdict, decided once (a request is never checked twice: HMACs cost). */
-const verdicts = new WeakMap<FastifyRequest, SignatureCheck>();
-
-/**
- * The verdict on a request to a signed store address: its signature for that method and key
- * (or that part of a multipart upload) holds, has expired, or does not hold. Decided on first
- * asking and kept with the request, so the rate limit's exemption (validlySigned) and the
- * route that authorizes the request share one HMAC check.
- */
-function signatureVerdict(signer: UrlSigner, request: FastifyRequest): SignatureCheck {
-  let verdict = verdicts.get(request);
-  if (verdict !== undefined) return verdict;
-  const key = (request.params as Record<string, string> | undefined)?.['*'] ?? '';
-  const { expires, signature, uploader, sha256, uploadId, partNumber = '' } = (request.query ?? {}) as StoreQuery;
-  if (request.method === 'PUT' && uploadId !== undefined) {
-    verdict = /^\d{1,5}$/.test(partNumber) ? signer.check('PART', partSubject(key, uploadId, Number(partNumber)), expires, signature) : 'invalid';
-  } else {
-    const put = request.method === 'PUT';
-    // A withdrawn file's evidence address is signed as EVIDENCE (docs/api.md "Withdrawn files").
-    const { withdrawn } = (request.query ?? {}) as StoreQuery;
-    const method = put ? 'PUT' : withdrawn === undefined ? 'GET' : withdrawn === 'include' ? 'EVIDENCE' : undefined;
-    verdict = method === undefined ? 'invalid' : signer.check(method, key, expires, signature, { uploader, sha256: put ? sha256 : undefined });
-  }
-  verdicts.set(request, verdict);
-  return verdict;
-}
-
-/**
- * True for a request to a signed store address whose signature holds (the address of a
- * file or of a part). The rate limit lets these through uncounted: the API request that
- * signed the address was counted already, and an S3 store's addresses never reach this
- * server at all, so one file costs one request of the budget on every store (the
- * measurements are in docs/client.md, "Pacing"). A bad signature is counted as usual.
- */
-export function validlySigned(signer: UrlSigner) {
-  return (request: FastifyRequest): boolean =>
-    (request.routeOptions.config as { access?: string } | undefined)?.access === 'signed' && signatureVerdict(signer, request) === 'valid';
-}
+export { validlySigned } from './store-signatures.js';
 
 /**
  * The local store's own signed addresses: `PUT /store/<key>` stores bytes (then
@@ -149,6 +84,14 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       if ((request.query as StoreQuery).uploadId !== undefined) return putPart(request, reply);
       const key = authorize(request, reply);
       if (key === undefined) return reply;
+      // An address handed out before the store ran short is refused too: a new file, not yet begun.
+      const lowSpace = lowSpaceRefusal(store, key);
+      if (lowSpace) return refuse(request, reply, lowSpace);
+      // The name check of every upload (recorded-name.ts), as at the completion of an upload in
+      // parts: a recorded name never takes bytes again. Left to the store's write is the one PUT
+      // that may meet its name's record, the retry of its own upload whose answer was lost.
+      const taken = await recordedName(ctx, key);
+      if (taken && (taken.code !== ALREADY_EXISTS.code || !store.head(key))) return refuse(request, reply, taken);
       const body = (request.body as Readable | undefined) ?? request.raw;
       const { uploader, sha256: declared } = request.query as StoreQuery;
       const result = await store.write(key, body, uploader, declared).catch((err: unknown) => {
@@ -186,80 +129,16 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
         request.log.warn({ file_path: key }, 'download refused: the store holds a symbolic link on its path');
         return sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)));
       }
-      // The record gives the digest headers (never re-hashed) and the file's standing.
+      // The record gives the digest headers (never re-hashed) and the file's standing: the one
+      // decision of every byte path (servable.ts), so an address handed out before a withdrawal
+      // or an audit answers as /download does from then on; a curator's evidence address is
+      // signed as such (docs/api.md "Withdrawn files"); who sees what was decided for the caller
+      // the address was handed to (SIGNED).
       const found = ctx.catalog.get(key);
       const record = found instanceof Promise ? await found : found;
-      // Bytes an audit found damaged are never served as good, even through an address handed
-      // out before the audit (docs/api.md "Damaged files").
-      if (record && fixityFailed(record.fixity)) return sendError(reply, FIXITY_FAILED.create(key, record.verified_date ?? 'an earlier date', record.fixity));
-      // A withdrawn file's bytes are for curators only: any other address (one handed out
-      // before the withdrawal included) answers its 410 from then on; a curator's is signed as
-      // evidence (/download?withdrawn=include; docs/api.md "Withdrawn files").
-      if (record?.status === 'withdrawn' && (request.query as StoreQuery).withdrawn !== 'include') return sendError(reply, withdrawnError(record));
-      return serveStored(request, reply, key, record);
+      const verdict = record && servableTo(ctx, SIGNED, record, { evidence: (request.query as StoreQuery).withdrawn === 'include' });
+      if (verdict && !verdict.served) return sendError(reply, verdict.refusal);
+      return replyWithStoredFile(request, reply, store, ctx.mission, key, record);
     });
-
-    /**
-     * The stored bytes with Range and Last-Modified (@fastify/send), and, when the file has a
-     * record, `Repr-Digest` (RFC 9530) and a strong ETag that is its SHA-256, with
-     * If-None-Match and If-Range decided here against it. Without a record (a crash between
-     * the store's write and the catalog's, until reconcile indexes it) the bytes are served
-     * without those headers: nothing true could be said of them without reading them.
-     */
-    const serveStored = async (request: FastifyRequest, reply: FastifyReply, key: string, record: FileRecord | undefined): Promise<FastifyReply> => {
-      const headersIn = request.raw.headers;
-      const etag = record ? `"${record.sha256}"` : undefined;
-      if (etag !== undefined) {
-        const ifMatch = headersIn['if-match'];
-        if (typeof ifMatch === 'string') {
-          // Decided here: send would compare it with an ETag of its own, which it no longer makes.
-          if (!noneMatchHits(ifMatch, etag) || ifMatch.trim().startsWith('W/')) return sendError(reply, PRECONDITION_FAILED.create(etag));
-          delete headersIn['if-match'];
-        }
-        const noneMatch = headersIn['if-none-match'];
-        if (typeof noneMatch === 'string') {
-          if (noneMatchHits(noneMatch, etag)) return reply.code(304).header('ETag', etag).header('Repr-Digest', reprDigest(record!.sha256)).send();
-          // RFC 9110: If-Modified-Since is ignored when If-None-Match is sent.
-          delete headersIn['if-none-match'];
-          delete headersIn['if-modified-since'];
-        }
-        const ifRange = headersIn['if-range'];
-        if (typeof ifRange === 'string' && ifRange.includes('"')) {
-          // An entity tag: the Range holds only for these very bytes (strong comparison), else the whole file.
-          if (ifRange.trim() !== etag) delete headersIn.range;
-          delete headersIn['if-range'];
-        }
-      }
-      const result = await send(request.raw, encodeURI(key), {
-        root: store.root,
-        dotfiles: 'deny',
-        index: false,
-        acceptRanges: true,
-        // 256 KiB reads: fewer, larger chunks than the 64 KiB default, still small per download.
-        highWaterMark: 256 * 1024,
-        // Ours (the SHA-256) instead of one made of size and mtime.
-        etag: false,
-        lastModified: true,
-      });
-      if (result.type === 'error') {
-        const status = (result.metadata.error as { status?: number }).status ?? 404;
-        // Any other failure to read: the file's status (e.g. 500) with the one text, as before.
-        return status === 404
-          ? sendError(reply, FILE_NOT_FOUND.create(key, exampleStoredPath(ctx.mission)))
-          : sendError(reply, new ServerError(FILE_UNREADABLE.code, status, FILE_UNREADABLE.message()));
-      }
-      const fileName = key.slice(key.lastIndexOf('/') + 1);
-      const headers = result.headers as Record<string, string>;
-      if (headers['Content-Type']) headers['Content-Type'] = storedMediaType(fileName);
-      if (record) {
-        headers.ETag = etag!;
-        headers['Repr-Digest'] = reprDigest(record.sha256);
-      }
-      return reply
-        .code(result.statusCode)
-        .headers(headers)
-        .header('Content-Disposition', `attachment; filename="${fileName}"`)
-        .send(result.stream);
-    };
   };
 }

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FastifyInstance } from 'fastify';
-import { ANSWER_TOO_LARGE, ERROR_TEXT_TYPE, NOT_STARTED as NOT_STARTED_ERROR, OUT_OF_TIME, raise, type ServerError } from '../errors/index.js';
+import { ANSWER_TOO_LARGE, ERROR_TEXT_TYPE, errorReply, NOT_STARTED as NOT_STARTED_ERROR, OUT_OF_TIME, raise, type ServerError } from '../errors/index.js';
 import { requestFromV1, resultForV1 } from './api-gateway-v1.js';
 import { requestFromV2, resultForV2 } from './api-gateway-v2.js';
 import { wholeAnswer, type WholeAnswer } from './api-gateway.js';
-import { MAX_LAMBDA_RESULT_BYTES, tooLargeMessage } from './collect-body.js';
+import { MAX_LAMBDA_RESULT_BYTES } from './collect-body.js';
 import { buildLambdaApp } from './lambda-app.js';
 import { cachedContext, setupFromEnvironment } from './lambda-context.js';
 
@@ -19,10 +19,13 @@ function isV2(event: ApiEvent): event is APIGatewayProxyEventV2 {
 export const NOT_STARTED = NOT_STARTED_ERROR.message();
 
 /** An error answered without the app (there is none yet, or it ran out of time): as http/error-answer.ts renders one. */
-function errorAnswer(error: ServerError): WholeAnswer {
-  const headers: Record<string, string> = { 'content-type': ERROR_TEXT_TYPE, 'x-error-code': error.code };
-  for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
-  return { statusCode: error.statusCode, headers, body: Buffer.from(error.message) };
+function errorAnswer(error: ServerError, headers: Readonly<Record<string, string>> = { 'content-type': ERROR_TEXT_TYPE }, body = (text: string) => text): WholeAnswer {
+  const reply = errorReply(error, headers);
+  return { statusCode: reply.statusCode, headers: lowerCased(reply.headers), body: Buffer.from(body(reply.body)) };
+}
+
+function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 /** Time kept back from the function's timeout, to answer in words rather than be cut off. */
@@ -70,11 +73,8 @@ export function makeApiHandler(app: () => Promise<FastifyInstance>) {
     let result = v2 ? resultForV2(answer!) : resultForV1(answer!);
     // The body was capped as it was read; JSON escapes can still push the whole result over.
     if (Buffer.byteLength(JSON.stringify(result)) > MAX_LAMBDA_RESULT_BYTES) {
-      const refusal: WholeAnswer = {
-        statusCode: 400,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'x-error-code': ANSWER_TOO_LARGE.code, ...corsOf(answer!) },
-        body: Buffer.from(JSON.stringify(tooLargeMessage(MAX_LAMBDA_RESULT_BYTES))),
-      };
+      // The body a JSON string, as the query's answers are (collect-body.ts).
+      const refusal = errorAnswer(ANSWER_TOO_LARGE.create(MAX_LAMBDA_RESULT_BYTES), { 'content-type': 'application/json; charset=utf-8', ...corsOf(answer!) }, JSON.stringify);
       result = v2 ? resultForV2(refusal) : resultForV1(refusal);
     }
     return result;

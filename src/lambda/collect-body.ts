@@ -10,9 +10,6 @@ import { ANSWER_TOO_LARGE, errorReply } from '../errors/index.js';
 export const MAX_LAMBDA_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_LAMBDA_RESULT_BYTES = 6 * 1024 * 1024;
 
-/** The answer to a request whose answer is too large for one Lambda answer: ask for pages instead. */
-export const tooLargeMessage = ANSWER_TOO_LARGE.message;
-
 /** Headers that describe the answer that was replaced, so they go with it. */
 const ANSWER_HEADERS = ['link', 'x-total-count', 'content-disposition', 'content-length', 'etag', 'last-modified', 'accept-ranges', 'content-range'];
 

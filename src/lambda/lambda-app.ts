@@ -10,7 +10,7 @@ export interface LambdaAppOptions {
   /** The settings `sdc serve` reads (keys, CORS, limits, events token), from the same variables. */
   readonly config: Pick<
     ServerConfig,
-    'corsOrigin' | 'requireKeys' | 'readNeedsKey' | 'rateLimit' | 'maxObjectSize' | 'requestTimeout' | 'idleTimeout' | 'eventsToken' | 'eventsTokenPrevious' | 'publicUrl'
+    'corsOrigin' | 'requireKeys' | 'readNeedsKey' | 'rateLimit' | 'maxObjectSize' | 'requestTimeout' | 'idleTimeout' | 'eventsToken' | 'eventsTokenPrevious' | 'publicUrl' | 'oidc'
   >;
   readonly logger?: FastifyBaseLogger;
   /** Largest body one answer may carry (tests make it small). */

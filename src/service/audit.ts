@@ -1,4 +1,5 @@
 import type { FileRecord, FixityOutcome } from '../catalog/index.js';
+import { NOT_A_REGULAR_FILE, ServerError } from '../errors/index.js';
 import type { ServiceContext } from './service-context.js';
 
 /** A file the audit found damaged: its path, what was found, and in what (docs/deploy.md "Fixity audits"). */
@@ -119,6 +120,8 @@ async function readBack(
     digest = await ctx.store.digest(record.file_path, pace);
   } catch (err) {
     if (timeUp()) throw new TimeUp();
+    // A FIFO, socket or device under the name (never opened: docs/trust.md): its bytes are not there.
+    if (err instanceof ServerError && err.code === NOT_A_REGULAR_FILE.code) return { fixity: 'missing', detail: err.message };
     // Missing only when the store says so; a store that fails again throws (the run ends).
     if ((await ctx.store.head(record.file_path)) === undefined) return { fixity: 'missing', detail: 'no object in the store' };
     throw err;

@@ -25,3 +25,5 @@ export * from './withdraw.js';
 export * from './purge.js';
 export * from './visibility.js';
 export * from './release-publisher.js';
+export * from './servable.js';
+export * from './recorded-name.js';

@@ -1,4 +1,5 @@
 import { runPool } from '../concurrency/run-pool.js';
+import { unavailableError } from '../errors/index.js';
 import type { StagedUpload } from '../store/index.js';
 import { reconcile } from './reconcile.js';
 import type { ServiceContext } from './service-context.js';
@@ -18,7 +19,7 @@ const PROMOTIONS_IN_FLIGHT = 4;
 export interface SweepReport {
   /** Uploads that were promoted and indexed, or found indexed already. */
   readonly indexed: number;
-  /** Uploads still waiting after the sweep (too young, or their name's lease was held). */
+  /** Uploads still waiting after the sweep (too young, their name's lease held, or their promotion failed). */
   readonly waiting: number;
   /** Age of the oldest upload still waiting, seconds (0 when none). */
   readonly oldestSeconds: number;
@@ -44,13 +45,22 @@ export async function sweepStaged(ctx: ServiceContext, now = Date.now): Promise<
   const sweepOne = async (upload: StagedUpload, age: number) => {
     // A name whose lease another holds (a notification, another instance's sweep) is passed
     // over at once: its holder promotes it, or the next sweep does once the lease expires.
-    const result = await ingestStaged(ctx, upload, 0);
+    let result;
+    try {
+      result = await ingestStaged(ctx, upload, 0);
+    } catch (err) {
+      // A dependency down fails every upload alike: the pass stops and the next tick tries again.
+      if (unavailableError(err)) throw err;
+      // One upload's own failure (a refused write, a bad object) never holds up the others behind it.
+      ctx.log.warn({ err, file_path: upload.key, staging_key: upload.stagingKey }, 'sweep: this upload could not be promoted; the others go on, it is tried again next pass');
+      result = 'deferred' as const;
+    }
     if (result === 'indexed' || result === 'exists') indexed++;
     else if (result === 'deferred') stillWaiting(age);
   };
   if (staging) {
-    // runPool, like the loop it replaced, stops taking uploads at the first failure, awaits the
-    // promotions under way and throws it: the ticker logs it and tries again at the next tick.
+    // runPool stops taking uploads at the first failure it is thrown (only an outage, above),
+    // awaits the promotions under way and throws it: the ticker logs it and tries again at the next tick.
     await runPool(waitingUploads(ctx), PROMOTIONS_IN_FLIGHT, async (upload) => {
       const age = upload.storedAt ? now() - upload.storedAt.getTime() : SWEEP_MIN_AGE_MS;
       if (age < SWEEP_MIN_AGE_MS) stillWaiting(age);

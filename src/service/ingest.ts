@@ -1,6 +1,7 @@
 import { recordFor, type FileRecord } from '../catalog/index.js';
 import { accessPolicyOf, releaseDateAtIngest, resolveRequestPath } from '../mission/index.js';
 import type { ObjectDigest } from '../store/index.js';
+import { ingestionStamp } from '../wire/instant.js';
 import type { ServiceContext } from './service-context.js';
 
 export type IngestResult = 'indexed' | 'exists' | 'skipped';
@@ -42,7 +43,7 @@ export async function recordToIngest(ctx: ServiceContext, key: string, digest?: 
   // store's note beside the file), so whoever indexes them, and a catalog rebuilt from the
   // store, records the same ones.
   uploader ??= digested.uploader;
-  const ingestion_date = digested.ingestionDate ?? new Date().toISOString();
+  const ingestion_date = digested.ingestionDate ?? ingestionStamp();
   // The mission's access policy decides here, once, for every path that indexes (docs/api.md "Who sees what").
   const { instrument, dataLevel: data_level, descriptor, extension } = resolved.name;
   const release_date = releaseDateAtIngest(accessPolicyOf(ctx.mission), { instrument, data_level, descriptor, extension }, ingestion_date);

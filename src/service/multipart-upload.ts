@@ -6,8 +6,10 @@ import { ingest } from './ingest.js';
 import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
 import { LONG_LEASE_WAIT_MS, underNameLease } from './name-lease.js';
+import { recordedName } from './recorded-name.js';
 import { ingestStagedFor } from './staged-uploads.js';
-import { declaredDigest, freeName } from './upload.js';
+import { freeName } from './upload.js';
+import { declaredSha256 } from '../wire/content-digest.js';
 
 /** Part size handed out when the client does not say how large its file is. */
 export const DEFAULT_PART_SIZE = 16 * 1024 * 1024;
@@ -49,7 +51,7 @@ export async function startMultipart(ctx: ServiceContext, requestPath: string, u
   const parts = partsOf(ctx);
   if (!('create' in parts)) return parts;
   // The digest declared for the whole file: completion refuses other bytes (docs/api.md, "Checked transfers").
-  const declared = sha256 === undefined ? undefined : declaredDigest(sha256);
+  const declared = sha256 === undefined ? undefined : declaredSha256(sha256);
   if (declared === null) return failure(INVALID_DIGEST.create(sha256!.slice(0, 100)));
   const path = await freeName(ctx, requestPath);
   if (typeof path !== 'string') return path;
@@ -119,9 +121,10 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
 
 async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, list: CompletedPart[], guard: WriteGuard): Promise<Envelope> {
   // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
-  if ((await ctx.catalog.has(path)) || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
+  const taken = await recordedName(ctx, path);
+  if (taken || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
     await parts.abort(path, uploadId);
-    return failure(ALREADY_EXISTS.create(path));
+    return failure(taken ?? ALREADY_EXISTS.create(path));
   }
   const result = await parts.complete(path, uploadId, list, guard);
   if (result.outcome === 'interrupted') {

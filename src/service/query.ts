@@ -32,7 +32,8 @@ export async function query(
   const parsed = parseQueryFilter(pairs, ctx.mission);
   if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
   const { options } = parsed;
-  const filter = { ...parsed.filter, audience: recordAudience(ctx, info.caller ?? ANONYMOUS) };
+  const caller = info.caller ?? ANONYMOUS;
+  const filter = { ...parsed.filter, audience: recordAudience(ctx, caller) };
   const format = parsed.format ?? formatFromAccept(info.accept);
   // A Metalink hands out signed addresses, which need no key: withdrawn files are never in one
   // (their bytes are for curators only: docs/api.md "Withdrawn files").
@@ -45,7 +46,7 @@ export async function query(
   const answer = (records: AsyncIterable<FileRecord>): Envelope | Promise<Envelope> =>
     format !== 'metalink'
       ? { statusCode: 200, headers, body: records }
-      : metalinkDocument(ctx, records).then((document) =>
+      : metalinkDocument(ctx, records, caller).then((document) =>
           document ? { statusCode: 200, headers, body: document } : failure(NOTHING_TO_LIST.create(), QUERY_HEADERS),
         );
   if (options.limit === undefined) return answer(ctx.catalog.query(filter, options));

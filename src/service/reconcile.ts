@@ -16,6 +16,8 @@ export interface ReconcileReport {
   readonly missing: readonly string[];
   /** Entries the store refused to read (the local store: symbolic links): reported, never followed nor indexed. */
   readonly refusedLinks: number;
+  /** Entries that are no regular file (the local store: a FIFO, socket or device): reported, never opened nor indexed; absent when none. */
+  readonly notRegularFiles?: number;
 }
 
 export interface ReconcileOptions {
@@ -128,7 +130,14 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
   };
   let refusedLinks = 0;
   const firstLinks: string[] = [];
-  const onRefused = (key: string) => {
+  let notRegularFiles = 0;
+  const firstOthers: string[] = [];
+  const onRefused = (key: string, kind: string) => {
+    if (kind !== 'symbolic link') {
+      notRegularFiles++;
+      if (firstOthers.length < 10) firstOthers.push(`${key} (${kind})`);
+      return;
+    }
     refusedLinks++;
     if (firstLinks.length < 10) firstLinks.push(key);
   };
@@ -158,5 +167,6 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
 
   if (missingCount > 0) ctx.log.warn({ count: missingCount, first: firstMissing }, 'reconcile: records without objects');
   if (refusedLinks > 0) ctx.log.warn({ count: refusedLinks, first: firstLinks }, 'reconcile: symbolic links in the store, not followed (remove them; docs/trust.md)');
-  return { indexed, skipped, missing, refused: staged.refused, deferred: staged.deferred, refusedLinks };
+  if (notRegularFiles > 0) ctx.log.warn({ count: notRegularFiles, first: firstOthers }, 'reconcile: entries in the store that are no regular file, not opened (remove them; docs/trust.md)');
+  return { indexed, skipped, missing, refused: staged.refused, deferred: staged.deferred, refusedLinks, ...(notRegularFiles > 0 ? { notRegularFiles } : {}) };
 }

@@ -24,8 +24,15 @@ export interface IngestActivity {
   indexed: number;
   /** The background sweep's last look at uploads waiting to be indexed (ingest-sweep.ts). */
   backlog: { count: number; oldestSeconds: number; checkedAt: number | undefined };
+  /** The live feeds open on this process, each with how far behind the change log it is (watch.ts). */
+  readonly feeds: Set<FeedProgress>;
+}
+
+/** One open feed: since when the change log has held an entry it has not yet sent (undefined: none). */
+export interface FeedProgress {
+  behindSince: number | undefined;
 }
 
 export function newIngestActivity(): IngestActivity {
-  return { stored: 0, indexed: 0, backlog: { count: 0, oldestSeconds: 0, checkedAt: undefined } };
+  return { stored: 0, indexed: 0, backlog: { count: 0, oldestSeconds: 0, checkedAt: undefined }, feeds: new Set() };
 }

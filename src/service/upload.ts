@@ -1,11 +1,13 @@
 import { exampleStoredPath, namingMessage, resolveRequestPath } from '../mission/index.js';
-import { ALREADY_EXISTS, INVALID_DIGEST, INVALID_NAME, NAME_WITHDRAWN, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
+import { ALREADY_EXISTS, INVALID_DIGEST, INVALID_NAME, UPLOAD_UNDER_WAY, WRONG_DIRECTORY } from '../errors/index.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
-import { isOutOfSpace } from './out-of-space.js';
+import { isOutOfSpace, lowSpaceRefusal } from './out-of-space.js';
+import { recordedName } from './recorded-name.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
+import { declaredSha256 } from '../wire/content-digest.js';
 
 /**
  * GET /upload/{path} (docs/api.md, The three endpoints): checks the name, refuses a file that is
@@ -16,7 +18,7 @@ import type { ServiceContext } from './service-context.js';
  * declared SHA-256 (`?sha256=`), binds the address to those bytes (docs/api.md, "Checked transfers").
  */
 export function upload(ctx: ServiceContext, requestPath: string, uploader?: string, sha256?: string): MaybePromise<Envelope> {
-  const declared = sha256 === undefined ? undefined : declaredDigest(sha256);
+  const declared = sha256 === undefined ? undefined : declaredSha256(sha256);
   if (declared === null) return failure(INVALID_DIGEST.create(sha256!.slice(0, 100)));
   return andThen(freeName(ctx, requestPath), (checked) =>
     typeof checked !== 'string'
@@ -25,16 +27,20 @@ export function upload(ctx: ServiceContext, requestPath: string, uploader?: stri
   );
 }
 
-/** A declared SHA-256 as the store compares it (lower-case hex), or null when it is not 64 hexadecimal digits. */
-export function declaredDigest(given: string): string | null {
-  return /^[0-9a-fA-F]{64}$/.test(given) ? given.toLowerCase() : null;
-}
 
 /**
  * The checks of an upload request: the name's rules (400), then a file stored or indexed
- * under it (409). The canonical stored path when the name is free, else the refusal.
+ * under it (409), then the store's free space (507). The canonical stored path when the name
+ * is free and there is room, else the refusal.
  */
 export function freeName(ctx: ServiceContext, requestPath: string): MaybePromise<string | Envelope> {
+  return andThen(nameChecks(ctx, requestPath), (checked) => {
+    const lowSpace = typeof checked === 'string' ? lowSpaceRefusal(ctx.store, checked) : undefined;
+    return lowSpace ? failure(lowSpace) : checked;
+  });
+}
+
+function nameChecks(ctx: ServiceContext, requestPath: string): MaybePromise<string | Envelope> {
   const resolved = resolveRequestPath(requestPath, ctx.mission);
   switch (resolved.kind) {
     case 'no_file':
@@ -48,9 +54,8 @@ export function freeName(ctx: ServiceContext, requestPath: string): MaybePromise
       break;
   }
   const path = resolved.path;
-  // A withdrawn name stays taken for good (docs/api.md "Withdrawn files"): get, not has, to say so.
-  return andThen(ctx.catalog.get(path), (record) =>
-    record ? failure((record.status === 'withdrawn' ? NAME_WITHDRAWN : ALREADY_EXISTS).create(path)) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
+  return andThen(recordedName(ctx, path), (taken) =>
+    taken ? failure(taken) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
   );
 }
 

@@ -18,6 +18,13 @@ export interface Caller {
 export const ANONYMOUS: Caller = Object.freeze({ keyed: false });
 
 /**
+ * The holder of a signed address (the local store's GET and HEAD): it was handed out only by a
+ * byte path that made this decision for the caller it answered (servable.ts), and a release
+ * date only ever moves earlier, so what that caller could see it still can.
+ */
+export const SIGNED: Caller = Object.freeze({ keyed: true });
+
+/**
  * Whether the policy can hold any file for the team. A mission whose every file is public at
  * ingestion (the built-in one) filters nothing, so its answers and their cost are today's.
  */
@@ -47,8 +54,9 @@ export function isReleased(record: FileRecord, now = new Date().toISOString()): 
 }
 
 /**
- * The one decision of the byte paths (`/download`, `/v0/download`): `serve`; `hidden` (answer as
- * for a name never stored); or `not_released` (the record is public, the bytes are not yet).
+ * Who sees what for the byte paths (servable.ts's servableTo calls it for each): `serve`;
+ * `hidden` (answer as for a name never stored); or `not_released` (the record is public, the
+ * bytes are not yet).
  */
 export function byteAccess(ctx: ServiceContext, caller: Caller, record: FileRecord): 'serve' | 'hidden' | 'not_released' {
   if (!limited(ctx, caller) || isReleased(record)) return 'serve';

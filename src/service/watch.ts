@@ -2,7 +2,7 @@ import { ANONYMOUS, changeAudience, type Caller } from './visibility.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeCursor, parseQueryFilter, type ChangeKind, type QueryFilter, type QuerySort } from '../catalog/index.js';
 import { ANSWER_PARAMETERS } from '../wire/query.js';
-import type { ServiceContext } from './service-context.js';
+import type { FeedProgress, ServiceContext } from './service-context.js';
 
 /*
  * The live feed (GET /events), served from the change log (docs/api.md "The change log"): its
@@ -105,18 +105,30 @@ export async function* watch(
   // The feed tells every change of a matching file, its withdrawal included, whatever the file's
   // status now; `status=withdrawn` narrows it to withdrawn files (docs/api.md "The change log").
   const entriesOf: QueryFilter = filter.status === undefined ? { ...filter, status: 'any' } : filter;
-  while (!signal.aborted) {
-    // Every id up to the last one read is committed (ids in commit order): read up to it in windows.
-    const last = await ctx.catalog.lastChangeId();
-    while (after < last && !signal.aborted) {
-      const until = Math.min(last, after + FEED_WINDOW);
-      const entries = await ctx.catalog.changes(after, FEED_PAGE, { filter: entriesOf, until, ...(audience ? { audience } : {}) });
-      for (const entry of entries) {
-        if (signal.aborted) return;
-        yield { id: entry.id, change: entry.change, record: entry.record };
+  // Its lag for /metrics (sdc_feed_lag_seconds): counted once the feed has first reached the log's
+  // end, so a harvester catching up from an old Last-Event-ID is not a lagging feed.
+  const progress: FeedProgress = { behindSince: undefined };
+  let caughtUp = false;
+  ctx.activity?.feeds.add(progress);
+  try {
+    while (!signal.aborted) {
+      // Every id up to the last one read is committed (ids in commit order): read up to it in windows.
+      const last = await ctx.catalog.lastChangeId();
+      if (caughtUp && after < last) progress.behindSince ??= Date.now();
+      while (after < last && !signal.aborted) {
+        const until = Math.min(last, after + FEED_WINDOW);
+        const entries = await ctx.catalog.changes(after, FEED_PAGE, { filter: entriesOf, until, ...(audience ? { audience } : {}) });
+        for (const entry of entries) {
+          if (signal.aborted) return;
+          yield { id: entry.id, change: entry.change, record: entry.record };
+        }
+        after = entries.length === FEED_PAGE ? entries.at(-1)!.id : until;
       }
-      after = entries.length === FEED_PAGE ? entries.at(-1)!.id : until;
+      caughtUp = true;
+      progress.behindSince = undefined;
+      await sleep(pollMs, undefined, { signal }).catch(() => undefined);
     }
-    await sleep(pollMs, undefined, { signal }).catch(() => undefined);
+  } finally {
+    ctx.activity?.feeds.delete(progress);
   }
 }

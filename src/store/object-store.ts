@@ -108,11 +108,18 @@ export interface ObjectStore {
    */
   presignGet(key: string, ttlSeconds: number, options?: { readonly evidence?: boolean }): string | Promise<string>;
   /**
-   * Every stored object, in key order where the backend allows. Entries the store refuses to
-   * read (the local store: symbolic links, which it never follows) are left out and told to
-   * `onRefused`, for the reconcile to report.
+   * How long an address signed now really lives, where that can be less than asked: S3's die with
+   * the credentials that signed them (docs/deploy.md "Credentials and address lifetimes").
+   * Absent: every address lives as long as asked.
    */
-  list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo>;
+  signingLifetime?(ttlSeconds: number): Promise<number>;
+  /**
+   * Every stored object, in key order where the backend allows. Entries the store refuses to
+   * read (the local store: symbolic links, which it never follows, and anything else that is
+   * not a regular file: a FIFO, a socket, a device) are left out and told to `onRefused` with
+   * what they are (`symbolic link`, `FIFO`, ...), for the reconcile to report.
+   */
+  list(onRefused?: (key: string, kind: string) => void): AsyncIterable<ObjectInfo>;
   /**
    * Streams the object once to learn its size and SHA-256 (for indexing, and the fixity
    * audit, which reads no faster than `pace` lets it).
@@ -141,6 +148,23 @@ export interface ObjectStore {
   recover?(): Promise<{ readonly temporaryFiles: number; readonly expiredUploads: number }>;
   /** Resolves once the writes this process has under way have finished or cleaned up (graceful close). */
   settled?(): Promise<void>;
+  /** The free space of a store on this machine's disk (the local store), against its watermark (SDC_MIN_FREE). */
+  readonly space?: StoreSpace;
+}
+
+/** A look at a store's file system, in bytes. */
+export interface SpaceReading {
+  /** What the service may still write. */
+  readonly free: number;
+  readonly size: number;
+  /** The watermark: below it new uploads are refused (507). */
+  readonly minFree: number;
+  readonly low: boolean;
+}
+
+export interface StoreSpace {
+  /** Recent, never older than a second; undefined when the file system cannot be read. */
+  reading(): SpaceReading | undefined;
 }
 
 /** A part the store holds for a multipart upload. `etag` is opaque, without quotes. */

@@ -40,3 +40,17 @@ export async function digestOf(chunks: AsyncIterable<Uint8Array>, pace?: ReadPac
   }
   return digest.result();
 }
+
+/** A SHA-256 as a client may declare it (docs/api.md, "Checked transfers"): 64 hexadecimal digits, either case. */
+export const SHA256_HEX_PATTERN = '^[0-9a-fA-F]{64}$';
+const SHA256_HEX = new RegExp(SHA256_HEX_PATTERN);
+
+/** True for a SHA-256 as the archive writes it (records, ETags, notes, metadata): 64 lower-case hexadecimal digits. */
+export function isSha256Hex(text: string): boolean {
+  return text.length === 64 && SHA256_HEX.test(text) && text === text.toLowerCase();
+}
+
+/** A declared SHA-256 as the archive compares it (lower case), or null when it is not 64 hexadecimal digits. */
+export function declaredSha256(text: string): string | null {
+  return SHA256_HEX.test(text) ? text.toLowerCase() : null;
+}

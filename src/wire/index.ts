@@ -4,3 +4,4 @@ export * from './coverage.js';
 export * from './bytes.js';
 export * from './content-digest.js';
 export * from './media-type.js';
+export * from './instant.js';

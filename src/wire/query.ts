@@ -1,3 +1,4 @@
+import { DATE_TIME_PATTERN } from './instant.js';
 /**
  * The query parameters of GET /query, declared once: names, order, roles, value kinds and
  * patterns. The parser (src/catalog/query-filter.ts), the OpenAPI schemas
@@ -58,11 +59,16 @@ export interface QueryParameterRule {
   readonly pattern?: string;
   readonly description: string;
   readonly examples?: readonly string[];
+  /**
+   * A filter's `sdc` flag (query, download --query, watch) and its help, where not the default:
+   * `--<name with hyphens> <value>` (a boolean: no value) described as above.
+   */
+  readonly cli?: { readonly flag: string; readonly help: string };
 }
 
 const DATE = '^\\d{8}$';
 /** YYYYMMDD, or an ISO-8601 date-time with a zone (Z or ±hh:mm). */
-const INSTANT = '^(\\d{8}|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))$';
+const INSTANT = `^(\\d{8}|${DATE_TIME_PATTERN})$`;
 
 /**
  * Every parameter, in the order of the spec's 400 message for an unknown name ("Valid
@@ -70,10 +76,18 @@ const INSTANT = '^(\\d{8}|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9}
  * filters, then the answer's paging, order and format. Clients send them in this order too.
  */
 export const QUERY_PARAMETERS = {
-  file_path: { role: 'filter', kind: 'stored-path', spec: true, description: 'Stored path or file name.' },
-  instrument: { role: 'filter', kind: 'instrument', spec: true, description: 'Instrument, as in the file name.' },
-  data_level: { role: 'filter', kind: 'data-level', spec: true, description: 'Data level, as in the file name.' },
-  descriptor: { role: 'filter', kind: 'descriptor', spec: true, pattern: '^[A-Za-z0-9-]+$', description: 'e.g. sci.', examples: ['sci'] },
+  file_path: { role: 'filter', kind: 'stored-path', spec: true, description: 'Stored path or file name.', cli: { flag: '--file-path <path>', help: 'one file: stored path or file name' } },
+  instrument: { role: 'filter', kind: 'instrument', spec: true, description: 'Instrument, as in the file name.', cli: { flag: '--instrument <name>', help: 'instrument, e.g. swe' } },
+  data_level: { role: 'filter', kind: 'data-level', spec: true, description: 'Data level, as in the file name.', cli: { flag: '--data-level <level>', help: 'data level, e.g. l1a' } },
+  descriptor: {
+    role: 'filter',
+    kind: 'descriptor',
+    spec: true,
+    pattern: '^[A-Za-z0-9-]+$',
+    description: 'e.g. sci.',
+    examples: ['sci'],
+    cli: { flag: '--descriptor <descriptor>', help: 'descriptor, e.g. sci' },
+  },
   start_date: {
     role: 'filter',
     kind: 'date',
@@ -81,8 +95,17 @@ export const QUERY_PARAMETERS = {
     pattern: DATE,
     description: 'YYYYMMDD: files whose start date is on or after it (with overlap, whose span meets the range).',
     examples: ['20240101'],
+    cli: { flag: '--start-date <YYYYMMDD>', help: 'files starting on or after this day, YYYYMMDD or YYYY-MM-DD (with --overlap: ending on or after)' },
   },
-  end_date: { role: 'filter', kind: 'date', spec: true, pattern: DATE, description: 'YYYYMMDD: files whose start date is on or before it.', examples: ['20241231'] },
+  end_date: {
+    role: 'filter',
+    kind: 'date',
+    spec: true,
+    pattern: DATE,
+    description: 'YYYYMMDD: files whose start date is on or before it.',
+    examples: ['20241231'],
+    cli: { flag: '--end-date <YYYYMMDD>', help: 'files starting on or before this day, YYYYMMDD or YYYY-MM-DD' },
+  },
   version: {
     role: 'filter',
     kind: 'version',
@@ -90,8 +113,9 @@ export const QUERY_PARAMETERS = {
     pattern: '^(v\\d{2}-\\d{2}|\\*|latest)$',
     description: "vXX-YY, * for any version, or latest for each product's highest.",
     examples: ['v00-01', '*', 'latest'],
+    cli: { flag: '--version <vXX-YY>', help: 'version, e.g. v00-01, or * for any' },
   },
-  extension: { role: 'filter', kind: 'extension', spec: true, description: 'File extension, set by the data level.' },
+  extension: { role: 'filter', kind: 'extension', spec: true, description: 'File extension, set by the data level.', cli: { flag: '--extension <ext>', help: 'file extension, e.g. cdf or pkts' } },
   ingestion_start_date: {
     role: 'filter',
     kind: 'instant',
@@ -99,6 +123,7 @@ export const QUERY_PARAMETERS = {
     pattern: INSTANT,
     description: 'Indexed on or after: YYYYMMDD or an ISO-8601 date-time with a zone.',
     examples: ['2026-11-22T01:53:59.587Z'],
+    cli: { flag: '--since <date>', help: 'files indexed at or after: YYYYMMDD or YYYY-MM-DD (UTC) or an ISO-8601 date-time, e.g. 2024-01-05T12:00:00Z' },
   },
   ingestion_end_date: {
     role: 'filter',
@@ -107,8 +132,15 @@ export const QUERY_PARAMETERS = {
     pattern: INSTANT,
     description: 'Indexed on or before: YYYYMMDD (its whole day) or an ISO-8601 date-time with a zone.',
     examples: ['20261122'],
+    cli: { flag: '--until <date>', help: 'files indexed at or before: YYYYMMDD or YYYY-MM-DD (the whole day, UTC) or an ISO-8601 date-time' },
   },
-  overlap: { role: 'filter', kind: 'boolean', spec: false, description: 'true: start_date/end_date select files whose [start, end] span meets the range.' },
+  overlap: {
+    role: 'filter',
+    kind: 'boolean',
+    spec: false,
+    description: 'true: start_date/end_date select files whose [start, end] span meets the range.',
+    cli: { flag: '--overlap', help: 'with --start-date/--end-date: files whose start-end span meets the range' },
+  },
   status: {
     role: 'filter',
     kind: 'status',
@@ -116,6 +148,7 @@ export const QUERY_PARAMETERS = {
     pattern: '^(archived|withdrawn|any)$',
     description: 'archived (the default): current files only; withdrawn: only the withdrawn files (docs/api.md "Withdrawn files"); any: both.',
     examples: ['archived', 'withdrawn', 'any'],
+    cli: { flag: '--status <status>', help: 'archived (the default), withdrawn (only withdrawn files, with their tombstones) or any' },
   },
   released: {
     role: 'filter',
@@ -140,6 +173,9 @@ export type QueryParameterName = keyof typeof QUERY_PARAMETERS;
 type NamesWith<R extends ParameterRole> = { [K in QueryParameterName]: (typeof QUERY_PARAMETERS)[K]['role'] extends R ? K : never }[QueryParameterName];
 export type QueryFilterName = NamesWith<'filter'>;
 export type AnswerParameterName = NamesWith<'answer'>;
+
+/** A filter's value once parsed (src/catalog/query-filter.ts): `archived`, the default, is left out. */
+export type FilterValue<K extends ParameterKind> = K extends 'boolean' ? boolean : K extends 'status' ? Exclude<StatusChoice, 'archived'> : string;
 
 /** The spec's eight are the record's fields, named alike (docs/api.md "The record"). */
 type SpecNames = { [K in QueryParameterName]: (typeof QUERY_PARAMETERS)[K]['spec'] extends true ? K : never }[QueryParameterName];

@@ -84,7 +84,7 @@ describe.skipIf(CANNOT_MOUNT !== undefined)('disk full: a 507 with nothing half-
     let server: TestServer;
     beforeAll(async () => {
       disk = smallDisk('1m');
-      server = await startTestServer({ rateLimit: '0', store: `file:${join(disk.dir, 'store')}` });
+      server = await startTestServer({ rateLimit: '0', minFree: '0', store: `file:${join(disk.dir, 'store')}` });
     });
     afterAll(async () => {
       try {

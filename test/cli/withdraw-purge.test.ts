@@ -70,13 +70,14 @@ describe('sdc withdraw and sdc purge', { timeout: 120_000 }, () => {
     expect(dry.stdout).toMatch(new RegExp(`^would delete ${V1} \\(withdrawn \\S+\\)$`, 'm'));
     expect(existsSync(file)).toBe(true);
 
-    const real = await operator('--withdrawn-before', tomorrow);
+    // A date in the future includes the latest withdrawals: confirmed with --yes.
+    const real = await operator('--withdrawn-before', tomorrow, '--yes');
     expect(real.code).toBe(0);
     expect(real.stdout).toMatch(new RegExp(`^deleted ${V1} \\(withdrawn \\S+\\)$`, 'm'));
     expect(real.stdout).toContain('deleted the bytes of 1 file(s)');
     expect(existsSync(file)).toBe(false);
 
-    const again = await operator('--withdrawn-before', tomorrow);
+    const again = await operator('--withdrawn-before', tomorrow, '--yes');
     expect(again.stdout).toContain('deleted the bytes of 0 file(s)');
     expect(again.stdout).toContain('1 file(s) withdrawn before then had no bytes left (purged earlier)');
 

@@ -201,11 +201,14 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   describe(`catalog driver failures: ${name}`, () => {
     it('reports a failing database as SDC_BACKEND_FAILED with the driver error as its cause', async () => {
       const subject = await make();
+      // The key store lives in the same database and reports its failures the same way.
+      const keys = subject.catalog.keys();
       await subject.catalog.close();
       const record = recordOf('imap_swe_l1a_sci_20240301_20240301_v00-01.cdf');
       const calls: (() => unknown)[] = [() => subject.catalog.get(record.file_path), () => subject.catalog.has(record.file_path), () => subject.catalog.count({}), () => subject.catalog.insert(record), () => subject.catalog.ping()];
       // Query pages and coverage are streamed: their first page fails the same way.
       calls.push(() => collect(subject.catalog.query({})), () => collect(subject.catalog.coverage({})));
+      calls.push(() => keys.check(`sdc_${'0'.repeat(16)}_${'A'.repeat(43)}`), () => keys.anyExist(), () => keys.list(), () => keys.create('swe-pipeline'), () => keys.revoke('swe-pipeline'), () => keys.rotate('swe-pipeline', 0));
       for (const call of calls) {
         // Thrown at once (a driver that answers synchronously) or rejected: the same failure.
         const failure = await Promise.resolve().then(call).then(

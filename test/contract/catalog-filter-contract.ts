@@ -82,15 +82,15 @@ export function describeCatalogFilters(label: string, make: () => Promise<Catalo
     });
 
     it('ingestion bounds are inclusive instants, alone or with other filters', async () => {
-      const got = await names({ instrument: 'ultra-90', ingestion_start: '2024-03-02T12:00:00.000Z', ingestion_end: '2024-03-04T12:00:00.000Z' });
+      const got = await names({ instrument: 'ultra-90', ingestion_start_date: '2024-03-02T12:00:00.000Z', ingestion_end_date: '2024-03-04T12:00:00.000Z' });
       expect(got).toEqual([
         'imap_ultra-90_l1a_sci_20240101_20240101_v00-02.cdf',
         'imap_ultra-90_l1a_sci_20240101_20240101_v01-00.cdf',
         'imap_ultra-90_l1a_sci_20240102_20240102_v00-01.cdf',
       ]);
-      expect(await catalog().count({ ingestion_start: '2024-03-09T12:00:00.000Z' })).toBe(1);
-      expect(await names({ ingestion_end: '2024-03-01T11:59:59.999Z' })).toEqual([]);
-      expect(await names({ instrument: 'ultra-90', version: 'latest', ingestion_start: '2024-03-06T00:00:00.000Z' })).toHaveLength(4);
+      expect(await catalog().count({ ingestion_start_date: '2024-03-09T12:00:00.000Z' })).toBe(1);
+      expect(await names({ ingestion_end_date: '2024-03-01T11:59:59.999Z' })).toEqual([]);
+      expect(await names({ instrument: 'ultra-90', version: 'latest', ingestion_start_date: '2024-03-06T00:00:00.000Z' })).toHaveLength(4);
     });
 
     it('pages a filtered, sorted answer by cursor exactly as in one pass, whatever the page size', async () => {

@@ -96,8 +96,8 @@ const filterArb: fc.Arbitrary<QueryFilter> = fc
     overlap: sometimes(fc.boolean(), 1),
     version: sometimes(pick([...VERSIONS, '*', 'latest', 'latest']), 1),
     extension: sometimes(pick(EXTENSIONS), 4),
-    ingestion_start: sometimes(pick([...INGESTED, '2024-03-02T00:00:00.000Z']), 3),
-    ingestion_end: sometimes(pick([...INGESTED, '2024-03-03T23:59:59.999Z']), 3),
+    ingestion_start_date: sometimes(pick([...INGESTED, '2024-03-02T00:00:00.000Z']), 3),
+    ingestion_end_date: sometimes(pick([...INGESTED, '2024-03-03T23:59:59.999Z']), 3),
     status: sometimes(pick(['withdrawn', 'any'] as const), 3),
   })
   .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as QueryFilter);

@@ -73,8 +73,8 @@ export class CatalogModel {
       version &&
       status &&
       is(r.extension, filter.extension) &&
-      at(r.ingestion_date, '>=', filter.ingestion_start) &&
-      at(r.ingestion_date, '<=', filter.ingestion_end)
+      at(r.ingestion_date, '>=', filter.ingestion_start_date) &&
+      at(r.ingestion_date, '<=', filter.ingestion_end_date)
     );
   }
 

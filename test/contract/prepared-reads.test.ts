@@ -111,7 +111,7 @@ describe.each(backends)('$name: reads = the model', ({ name, skip, open }) => {
     { version: 'latest', instrument: 'mag' },
     { version: 'v00-01' },
     { version: '*', extension: 'pkts' },
-    { ingestion_start: '2025-01-01T00:30:00.000Z', ingestion_end: '2025-01-01T01:00:00.000Z' },
+    { ingestion_start_date: '2025-01-01T00:30:00.000Z', ingestion_end_date: '2025-01-01T01:00:00.000Z' },
     { file_path: 'imap/swe/l1a/2020/01/nothing.cdf' },
   ];
   const options: QueryOptions[] = [

@@ -113,6 +113,14 @@ it('takes the single-PUT limit of promotions from SDC_STORE maxPutBytes: 5 GiB u
   }
 });
 
+it('takes the short calls\' deadline from SDC_STORE operationTimeoutMs: 3 s unless set, never under 100 ms', () => {
+  expect(parseS3Url('s3://some-bucket?region=eu-west-1').operationTimeoutMs).toBe(3000);
+  expect(parseS3Url('s3://some-bucket?region=eu-west-1&operationTimeoutMs=1500').operationTimeoutMs).toBe(1500);
+  for (const bad of ['99', '3s', '-1']) {
+    expect(() => parseS3Url(`s3://some-bucket?operationTimeoutMs=${bad}`), bad).toThrow('SDC_STORE operationTimeoutMs must be a number of milliseconds, at least 100 (default 3000)');
+  }
+});
+
 it('copies objects larger than one PUT in parts S3 takes: 5 MiB to 5 GiB each, at most 10,000', () => {
   const MiB = 1024 * 1024;
   expect(copyPartSize(30 * MiB, 8 * MiB)).toBe(8 * MiB);

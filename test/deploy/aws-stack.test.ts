@@ -19,6 +19,8 @@ import { APP_SECRET_VARIABLE } from '../../src/lambda/migrate-handler.js';
 import { ensurePortal } from '../helpers/lazy-build.js';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 
+const { version: PACKAGE_VERSION } = (await import('../../package.json', { with: { type: 'json' } })).default;
+
 // The portal's assets as the sources are now (web/build.js runs only when web/ or src/ changed).
 await ensurePortal();
 
@@ -110,7 +112,7 @@ describe('AWS deployment (CDK app in deploy/aws): the template, with no AWS acco
         },
       });
       const answers = JSON.parse(stdout) as Record<string, { status: number; type: string; base64: boolean; body: string }>;
-      expect(answers['/version']).toMatchObject({ status: 200, body: '{"name":"sdc-data-access","version":"0.1.0"}' });
+      expect(answers['/version']).toMatchObject({ status: 200, body: JSON.stringify({ name: 'sdc-data-access', version: PACKAGE_VERSION }) });
       expect(answers['/']).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });
       expect(answers['/assets/portal.js']).toMatchObject({ status: 200, type: 'application/javascript; charset=utf-8' });
       expect(answers['/docs']).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });

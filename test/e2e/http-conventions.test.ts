@@ -135,7 +135,7 @@ describe('HTTP conventions', () => {
     it('GET /readyz is 200 while catalog and store answer', async () => {
       const res = await fetch(`${base}/readyz`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: 'ready', checks: { catalog: 'ok', store: 'ok' }, backlog: { uploads: 0, oldest_seconds: 0 } });
+      expect(await res.json()).toEqual({ status: 'ready', checks: { catalog: 'ok', store: 'ok' }, backlog: { uploads: 0, oldest_seconds: 0 }, space: expect.objectContaining({ low: false }) as unknown });
     });
   });
 
@@ -186,7 +186,7 @@ describe('readiness when a backend fails', () => {
     const db = new Database(join(server.home, 'catalog.db'));
     try {
       db.exec('ALTER TABLE files RENAME TO files_away');
-      expect(await readyz()).toEqual({ status: 503, body: { status: 'not ready', checks: { catalog: 'unreachable', store: 'ok' }, backlog: { uploads: 0, oldest_seconds: 0 } } });
+      expect(await readyz()).toEqual({ status: 503, body: { status: 'not ready', checks: { catalog: 'unreachable', store: 'ok' }, backlog: { uploads: 0, oldest_seconds: 0 }, space: expect.objectContaining({ low: false }) as unknown } });
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       db.exec('ALTER TABLE files_away RENAME TO files');
       expect((await readyz()).status).toBe(200);
@@ -202,7 +202,7 @@ describe('readiness when a backend fails', () => {
     await rename(root, `${root}.away`);
     await writeFile(root, 'not a folder');
     try {
-      expect(await readyz()).toEqual({ status: 503, body: { status: 'not ready', checks: { catalog: 'ok', store: 'unreachable' }, backlog: { uploads: 0, oldest_seconds: 0 } } });
+      expect(await readyz()).toEqual({ status: 503, body: { status: 'not ready', checks: { catalog: 'ok', store: 'unreachable' }, backlog: { uploads: 0, oldest_seconds: 0 }, space: expect.objectContaining({ low: false }) as unknown } });
     } finally {
       await rm(root);
       await rename(`${root}.away`, root);

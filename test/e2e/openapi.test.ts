@@ -26,6 +26,8 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' |
   '/healthz': { statuses: ['200'], params: 'none' },
   '/readyz': { statuses: ['200', '503'], params: 'none' },
   '/version': { statuses: ['200'], params: 'none' },
+  '/auth/config': { statuses: ['200'], params: 'none' },
+  '/auth/whoami': { statuses: ['200'], params: 'none' },
   '/events/s3': { statuses: ['200', '400', '401', '403'], params: 'bearer', method: 'post' },
   '/withdraw/{path}': { statuses: ['200', '400', '401', '403', '404', '409'], params: 'path', method: 'post' },
 };

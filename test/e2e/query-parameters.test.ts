@@ -4,6 +4,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SORT, encodeCursor, parseQueryFilter, unknownParameterMessage } from '../../src/catalog/index.js';
 import { queryString } from '../../src/client/archive-record.js';
+import { addFilterOptions, filterFlagParameters, filterFrom } from '../../src/client/cli/filter-options.js';
+import { Command } from 'commander';
 import { exampleStoredPath, IMAP_MISSION, missionExtensions } from '../../src/mission/index.js';
 import { SPEC_RECORD_FIELDS } from '../../src/wire/record.js';
 import { ANSWER_PARAMETERS, QUERY_FILTERS, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type QueryParameterName } from '../../src/wire/query.js';
@@ -84,6 +86,19 @@ describe('the query parameters, declared once', () => {
     const form = /<form id="search-form"[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
     const names = [...form.matchAll(/<(?:input|select|textarea)\b[^>]*\bname="([^"]+)"/g)].map((m) => m[1]);
     expect(names.sort()).toEqual([...QUERY_FILTERS].sort());
+  });
+
+  // sdc query, download --query and watch take their filter flags from the declaration (src/client/cli/filter-options.ts).
+  it('the sdc command has one filter flag per filter, and no other, each setting its parameter', () => {
+    const cmd = addFilterOptions(new Command());
+    const byFlag = filterFlagParameters();
+    expect([...byFlag.values()]).toEqual([...QUERY_FILTERS]);
+    expect(cmd.options.map((o) => o.long).filter((flag) => flag !== '--latest')).toEqual([...byFlag.keys()]);
+    for (const [flag, parameter] of byFlag) {
+      const value = QUERY_PARAMETERS[parameter].kind === 'boolean' ? [] : [acceptedValues(parameter)[0]!];
+      const parsed = addFilterOptions(new Command()).exitOverride().parse([flag, ...value], { from: 'user' });
+      expect(Object.keys(filterFrom(parsed.opts())), flag).toEqual([parameter]);
+    }
   });
 
   it('docs/query.md names each of them', async () => {

@@ -71,6 +71,9 @@ for (const metadata of ['hidden', 'public'] as const) {
         const metalink = await (await get(who, '/query?instrument=swe&format=metalink')).text();
         expect(metalink.includes(name(TEAM))).toBe(sees(who));
         expect(metalink).toContain(name(PUBLIC_V1));
+        // A Metalink hands out signed addresses: never one for bytes the caller may not have (servable.ts).
+        expect(metalink.includes(`<file name="${TEAM}"`)).toBe(who !== 'none');
+        if (who === 'none' && metadata === 'public') expect(metalink).toContain(`<!-- not served, SDC_NOT_RELEASED: ${TEAM} -->`);
         const page = await get(who, '/query?instrument=swe&limit=1');
         expect(page.headers.get('x-total-count')).toBe(String(expected.length));
       });

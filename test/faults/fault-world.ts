@@ -85,6 +85,8 @@ export class FaultWorld {
   readonly answers: Answer[] = [];
   /** Uploads whose PUT the store acknowledged (200), by path. */
   readonly acknowledged = new Set<string>();
+  /** Sent as X-API-Key on every request when set (once a key exists, uploads need one). */
+  apiKey: string | undefined;
   private next = 0;
 
   private constructor(
@@ -98,11 +100,11 @@ export class FaultWorld {
     private readonly home: string,
   ) {}
 
-  static async start(): Promise<FaultWorld> {
+  /** `schema`: the catalog's schema (a fresh one in TEST_DATABASE_URL unless given); the proxy leads to its server. */
+  static async start(schema: TestSchema = testSchema()): Promise<FaultWorld> {
     const rgw = await startRgw();
     const bucket = await rgw.createBucket();
-    const schema = testSchema();
-    const database = new URL(TEST_DATABASE_URL!);
+    const database = new URL(schema.url);
     const pgProxy = new TcpProxy(database.hostname, Number(database.port || 5432));
     const rgwUrl = new URL(rgw.endpoint);
     const s3Proxy = new TcpProxy(rgwUrl.hostname, Number(rgwUrl.port));
@@ -145,7 +147,8 @@ export class FaultWorld {
   /** A request to the service, noted for the status checks; undefined when the connection failed (an instance down). */
   async ask(instance: Instance, path: string, init: RequestInit = {}): Promise<Response | undefined> {
     try {
-      const res = await fetch(`${instance.url}${path}`, { ...init, signal: AbortSignal.timeout(20_000) });
+      const headers = this.apiKey === undefined ? init.headers : { 'x-api-key': this.apiKey, ...(init.headers as Record<string, string> | undefined) };
+      const res = await fetch(`${instance.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(20_000) });
       this.answers.push({ route: path.split('?')[0]!.split('/').slice(0, 2).join('/'), status: res.status, retryAfter: res.headers.get('retry-after'), code: res.headers.get('x-error-code') });
       return res;
     } catch {

@@ -91,7 +91,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`instance crashes: ${PRODUCTION_BACKE
         expect(ready?.status).toBe(200);
         expect(await ready?.json()).toMatchObject({ status: 'degraded' });
         {
-          // Refused is answered at once; a black-holed store once its request timeout (requestTimeoutMs, 2 s here, for each of the SDK's attempts) runs out.
+          // Refused is answered at once; a black-holed store once the short calls' deadline (operationTimeoutMs, 3 s) runs out.
           const upload = await setup.world.ask(setup.world.b, '/upload/imap/swe/l1a/2031/01/imap_swe_l1a_sci_20310101_20310101_v00-01.cdf');
           expect(upload?.status).toBe(503);
           expect(upload?.headers.get('retry-after')).toMatch(/^\d+$/);

@@ -3,6 +3,7 @@ import { HAVE_ARIA2, NO_ARIA2 } from './aria2.js';
 import { hasChromium, NO_CHROMIUM_MESSAGE } from './browser.js';
 import { HAVE_NGINX, NGINX_SKIPPED } from './nginx.js';
 import { whyNoPodman } from './podman.js';
+import { HAVE_PROMTOOL, NO_PROMTOOL } from './promtool.js';
 import { HAVE_RGW, NO_RGW } from './rgw.js';
 
 /**
@@ -18,6 +19,7 @@ export default async function setup(): Promise<void> {
   if (!hasChromium) missing.push(NO_CHROMIUM_MESSAGE);
   if (!HAVE_NGINX) missing.push(NGINX_SKIPPED);
   if (!HAVE_ARIA2) missing.push(NO_ARIA2);
+  if (!HAVE_PROMTOOL) missing.push(NO_PROMTOOL);
   const podman = await whyNoPodman();
   if (podman) missing.push(`container tests: ${podman}`);
   if (spawnSync('python3', ['--version']).status !== 0) missing.push('python3 is not on the PATH');

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ export interface RgwServer {
   createBucket(name?: string): Promise<string>;
   /** SDC_STORE naming a bucket on this gateway. */
   storeUrl(bucket: string): string;
+  /** Sends `signal` to the radosgw process: SIGSTOP freezes it (the kernel still accepts connections, nothing answers), SIGCONT thaws it. */
+  signalGateway(signal: 'SIGSTOP' | 'SIGCONT'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -65,7 +67,13 @@ export async function startRgw(): Promise<RgwServer> {
     try {
       const { stdout } = await run(join(SCRIPTS, 'rgw-start.sh'), { env, timeout: 120_000 });
       const startMs = Number(/ready (\d+)/.exec(stdout)?.[1] ?? NaN);
-      return gateway(`http://127.0.0.1:${port}`, startMs, () => run(join(SCRIPTS, 'rgw-stop.sh'), { env }).then(() => undefined));
+      const signalGateway = async (signal: 'SIGSTOP' | 'SIGCONT') => void process.kill(Number(await readFile(join(dir, 'run', 'client.rgw.a.pid'), 'utf8')), signal);
+      const stopCluster = async () => {
+        // A frozen gateway ignores the stop's SIGTERM until thawed.
+        await signalGateway('SIGCONT').catch(() => undefined);
+        await run(join(SCRIPTS, 'rgw-stop.sh'), { env });
+      };
+      return gateway(`http://127.0.0.1:${port}`, startMs, stopCluster, signalGateway);
     } catch (err) {
       lastError = err;
     }
@@ -73,7 +81,7 @@ export async function startRgw(): Promise<RgwServer> {
   throw new Error(`radosgw did not start: ${(lastError as { stderr?: string }).stderr ?? String(lastError)}`);
 }
 
-function gateway(endpoint: string, startMs: number, stopCluster: () => Promise<void>): RgwServer {
+function gateway(endpoint: string, startMs: number, stopCluster: () => Promise<void>, signalGateway: RgwServer['signalGateway']): RgwServer {
   const client = new S3Client({
     endpoint,
     region: 'us-east-1',
@@ -91,6 +99,7 @@ function gateway(endpoint: string, startMs: number, stopCluster: () => Promise<v
       await client.send(new CreateBucketCommand({ Bucket: name }));
       return name;
     },
+    signalGateway,
     storeUrl: (bucket) => `s3://${bucket}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1&forcePathStyle=true`,
     async stop() {
       client.destroy();

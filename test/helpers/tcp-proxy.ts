@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
  * gateway): it passes bytes both ways until told to `cut` every connection (as a failover or a
  * recycled connection does), `refuse` new ones for a while (the listener closed: ECONNREFUSED),
  * or `blackhole` (connections accepted, nothing forwarded either way, as a partitioned network),
- * then `resume`. Loopback only.
+ * then `resume`; or `retarget` it to another server. Loopback only.
  */
 export class TcpProxy {
   private server: Server | undefined;
@@ -16,9 +16,16 @@ export class TcpProxy {
   port = 0;
 
   constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
+    private targetHost: string,
+    private targetPort: number,
   ) {}
+
+  /** Sends new connections to another server from now on and cuts the old ones, as a failover's moved DNS name does. */
+  retarget(host: string, port: number): void {
+    this.targetHost = host;
+    this.targetPort = port;
+    this.cut();
+  }
 
   get url(): string {
     return `127.0.0.1:${this.port}`;

@@ -3,10 +3,11 @@ import { formatBytes, formatTimestamp, isoDate } from './format.js';
 import { copyButton } from './copy-text.js';
 import { SORT_KEYS, type SortKey } from './search-state.js';
 import { isWithdrawn } from './withdrawn.js';
+import { RECORD_FIELD_INFO, TABLE_COLUMNS, type RecordField } from '../../src/wire/record.js';
 
 interface Column {
   /** The record field shown; a SortKey makes the header a sort button. */
-  readonly key: SortKey | 'sha256';
+  readonly key: RecordField;
   readonly label: string;
   readonly cell: (record: FileRecord) => string | Node;
   readonly numeric?: boolean;
@@ -90,20 +91,23 @@ function digest(record: FileRecord): Node {
   return wrap;
 }
 
-const COLUMNS: readonly Column[] = [
-  { key: 'file_path', label: 'File', cell: downloadLink },
-  { key: 'instrument', label: 'Instrument', cell: (r) => r.instrument },
-  { key: 'data_level', label: 'Level', cell: (r) => r.data_level },
-  { key: 'descriptor', label: 'Descriptor', cell: (r) => r.descriptor },
-  { key: 'start_date', label: 'Start', cell: (r) => isoDate(r.start_date) },
-  { key: 'end_date', label: 'End', cell: (r) => isoDate(r.end_date) },
-  { key: 'version', label: 'Version', cell: (r) => r.version },
-  { key: 'extension', label: 'Ext.', cell: (r) => r.extension },
-  { key: 'size', label: 'Size', cell: (r) => formatBytes(r.size), numeric: true },
-  { key: 'ingestion_date', label: 'Ingested', cell: (r) => formatTimestamp(r.ingestion_date) },
-  { key: 'uploader', label: 'Uploader', cell: (r) => r.uploader ?? '—' },
-  { key: 'sha256', label: 'SHA-256', cell: digest },
-];
+/** How a column's cell shows its field, where not as the value itself ('—' when absent). */
+const CELLS: Partial<Record<RecordField, (record: FileRecord) => string | Node>> = {
+  file_path: downloadLink,
+  start_date: (r) => isoDate(r.start_date),
+  end_date: (r) => isoDate(r.end_date),
+  size: (r) => formatBytes(r.size),
+  ingestion_date: (r) => formatTimestamp(r.ingestion_date),
+  sha256: digest,
+};
+
+/** The columns, their labels and order declared with the record (src/wire/record.ts). */
+const COLUMNS: readonly Column[] = TABLE_COLUMNS.map((key) => ({
+  key,
+  label: RECORD_FIELD_INFO[key].column.label,
+  cell: CELLS[key] ?? ((r: FileRecord) => String(r[key] ?? '—')),
+  numeric: RECORD_FIELD_INFO[key].type === 'integer',
+}));
 
 const sortable = (key: string): key is SortKey => (SORT_KEYS as readonly string[]).includes(key);
 

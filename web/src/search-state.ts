@@ -1,4 +1,5 @@
 import { QUERY_FILTERS, type QueryFilterName } from '../../src/wire/query.js';
+import { TABLE_SORT_KEYS, type TableSortKey } from '../../src/wire/record.js';
 import { apiDate, isoDate } from './format.js';
 import { missionExtensions, type MissionConfig } from './mission.js';
 
@@ -6,10 +7,9 @@ import { missionExtensions, type MissionConfig } from './mission.js';
 export const SEARCH_FIELDS = QUERY_FILTERS;
 export type SearchField = QueryFilterName;
 
-export const SORT_KEYS = [
-  'file_path', 'instrument', 'data_level', 'descriptor', 'start_date', 'end_date', 'version', 'extension', 'size', 'ingestion_date', 'uploader',
-] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
+/** The table's columns whose header orders the page (declared in src/wire/record.ts). */
+export const SORT_KEYS = TABLE_SORT_KEYS;
+export type SortKey = TableSortKey;
 
 /**
  * A search as the page's address holds it: the query parameters as the API spells

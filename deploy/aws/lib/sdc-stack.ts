@@ -103,6 +103,16 @@ export class SdcStack extends Stack {
       [SERVER_SETTINGS.requireKeys]: String(settings.requireKeys),
       [SERVER_SETTINGS.readNeedsKey]: String(settings.readNeedsKey),
       ...(settings.corsOrigin ? { [SERVER_SETTINGS.corsOrigin]: settings.corsOrigin } : {}),
+      // Sign-in: the function verifies tokens as sdc serve does (validated by the function's own config at start).
+      ...Object.fromEntries(
+        Object.entries({
+          [SERVER_SETTINGS.oidcIssuer]: settings.oidc?.issuer,
+          [SERVER_SETTINGS.oidcAudience]: settings.oidc?.audience,
+          [SERVER_SETTINGS.oidcRolesClaim]: settings.oidc?.rolesClaim,
+          [SERVER_SETTINGS.oidcRoles]: settings.oidc?.roles,
+          [SERVER_SETTINGS.oidcClientId]: settings.oidc?.clientId,
+        }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ),
     };
 
     const make = (name: keyof typeof LAMBDA_HANDLERS, description: string, extra: Partial<FunctionProps>) => {

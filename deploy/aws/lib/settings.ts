@@ -33,6 +33,8 @@ export interface DeploySettings {
   readonly readNeedsKey: boolean;
   readonly uploadTtl?: number;
   readonly downloadTtl?: number;
+  /** SDC_OIDC_ISSUER, _AUDIENCE, _ROLES_CLAIM, _ROLES, _CLIENT_ID: sign-in with the institution's provider (docs/deploy.md, "Sign-in with Keycloak"). */
+  readonly oidc?: Readonly<Record<'issuer' | 'audience' | 'rolesClaim' | 'roles' | 'clientId', string | undefined>>;
   /**
    * S3 Object Lock on the archive bucket: `governance` (users with s3:BypassGovernanceRetention
    * may still delete) or `compliance` (nobody may, the root user included, until the retention
@@ -124,6 +126,9 @@ export function settingsFromContext(get: (key: string) => unknown): DeploySettin
     readNeedsKey: flag('readNeedsKey', d.readNeedsKey),
     uploadTtl: whole('uploadTtl'),
     downloadTtl: whole('downloadTtl'),
+    ...(text('oidcIssuer') === undefined
+      ? {}
+      : { oidc: { issuer: text('oidcIssuer'), audience: text('oidcAudience'), rolesClaim: text('oidcRolesClaim'), roles: text('oidcRoles'), clientId: text('oidcClientId') } }),
     throttleRate: whole('throttleRate', d.throttleRate)!,
     throttleBurst: whole('throttleBurst', d.throttleBurst)!,
   };

@@ -2,9 +2,10 @@ import type pg from 'pg';
 import { byPath } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { RECORD_COLUMN_LIST, RECORD_COLUMNS } from '../record-columns.js';
-import { analyzeAfterLoad, refreshProductsOf } from './postgres-bulk-load.js';
+import { analyzeAfterLoad } from './postgres-bulk-load.js';
 import { named } from './postgres-statements.js';
-import { changeTime, createdAudienceOfJson, POSTGRES_CHANGE_LOCK_SQL } from '../change-log.js';
+import { createdAudience, type NewChange } from '../change-log.js';
+import { postgresPostWrite } from './postgres-post-write.js';
 import { postgresJsonRecord } from './postgres-json-record.js';
 
 /** Rows per INSERT: one array parameter per column, so any number fits. */
@@ -15,10 +16,6 @@ const INSERT_UNNEST = `INSERT INTO files (${RECORD_COLUMN_LIST})
   SELECT * FROM unnest(${RECORD_COLUMNS.map((c, i) => `$${i + 1}::${c.integer ? 'bigint' : 'text'}[]`).join(', ')})
   ON CONFLICT DO NOTHING
   RETURNING file_path, ${postgresJsonRecord()}`;
-
-/** 'created' entries of the change log from arrays of paths and record texts, in their order. */
-export const APPEND_CREATED_UNNEST = `INSERT INTO changes (time, change, file_path, record, audience)
-  SELECT $1, 'created', e.file_path, e.record, ${createdAudienceOfJson('e.record')} FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(file_path, record, n) ORDER BY e.n`;
 
 /**
  * Many records in one transaction on one pooled connection, UNNEST_ROWS at a time, each chunk
@@ -34,9 +31,8 @@ export async function insertManyUnnest(pool: pg.Pool, records: readonly FileReco
   const client = await pool.connect();
   let inserted = 0;
   let broken = false;
-  // The path and JSON text of each row inserted, in order (RETURNING).
-  const paths: string[] = [];
-  const texts: string[] = [];
+  // The change log's entry of each row inserted, in order (RETURNING its path and JSON text).
+  const created: NewChange[] = [];
   try {
     await client.query('BEGIN');
     for (let i = 0; i < sorted.length; i += UNNEST_ROWS) {
@@ -44,17 +40,11 @@ export async function insertManyUnnest(pool: pg.Pool, records: readonly FileReco
       const columns = RECORD_COLUMNS.map((c) => chunk.map((r) => r[c.field] ?? null));
       const result = await client.query(named(INSERT_UNNEST, columns));
       inserted += result.rowCount ?? 0;
-      for (const row of result.rows as string[][]) {
-        paths.push(row[0]!);
-        texts.push(row[1]!);
-      }
+      const ofPath = new Map(chunk.map((r) => [r.file_path, r]));
+      for (const row of result.rows as string[][]) created.push({ change: 'created', file_path: row[0]!, record: row[1]!, audience: createdAudience(ofPath.get(row[0]!)!) });
     }
-    if (inserted > 0) {
-      await refreshProductsOf(client, sorted);
-      // The change log's entries of the rows inserted, last: it takes the log's lock (change-log.ts).
-      await client.query(POSTGRES_CHANGE_LOCK_SQL);
-      await client.query(named(APPEND_CREATED_UNNEST, [changeTime(), paths, texts]));
-    }
+    // The post-write step, last: its change-log append takes the log's lock (post-write.ts).
+    if (inserted > 0) for (const { text, params } of postgresPostWrite(sorted, created)) await client.query(text, [...params]);
     await client.query('COMMIT');
   } catch (err) {
     broken = await client.query('ROLLBACK').then(() => false, () => true);

@@ -4,9 +4,10 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
-import { POSTGRES_REFRESH_ALL_SQL, postgresRefreshSql, productArrays } from '../product-refresh.js';
+import { distinctProducts, type ProductKey } from '../product-refresh.js';
 import { RECORD_COLUMN_LIST as COLUMNS, RECORD_COLUMNS } from '../record-columns.js';
-import { changeTime, createdAudienceOfJson, POSTGRES_CHANGE_LOCK_SQL, recordJson } from '../change-log.js';
+import { recordJson } from '../change-log.js';
+import { LOADED_CHANGES as CREATED, postgresPostWrite } from './postgres-post-write.js';
 import { postgresJsonRecord } from './postgres-json-record.js';
 
 /** Records turned into COPY text at once: few enough to die young. */
@@ -24,17 +25,6 @@ const COMMIT_EVERY = 100_000;
 
 /** The session's staging table: temporary (no WAL, no other session sees it). */
 const STAGING = 'pg_temp.sdc_files_load';
-
-/**
- * The change log's entries of the rows loaded since the last commit, kept in a temporary table
- * (no WAL) until just before the commit, when they are appended under the log's lock
- * (change-log.ts): the lock is then held for that statement and the commit only, and never
- * while the load waits for another writer's row.
- */
-const CREATED = 'pg_temp.sdc_changes_load';
-
-/** Those entries into the log, in the order they were loaded; parameter: the time. */
-const APPEND_CREATED = `INSERT INTO changes (time, change, file_path, record, audience) SELECT $1, 'created', file_path, record, ${createdAudienceOfJson('record')} FROM ${CREATED} ORDER BY n`;
 
 /**
  * Staged rows into the table with the same ON CONFLICT DO NOTHING as insertMany. In path
@@ -139,14 +129,19 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     let setAside: string[] | undefined;
     await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_changes_load (n bigserial, file_path text, record text)`);
     await c.query(`TRUNCATE ${CREATED}`);
+    // Each transaction ends with the post-write step (post-write.ts): the latest flags and
+    // coverage rows of the products it wrote (of all, once the indexes were set aside), then
+    // the change log's entries of its rows, kept in CREATED until then, under the log's lock,
+    // held for that statement and the commit only, never while the load waits for a row.
     let created = 0;
+    const written: ProductKey[] = [];
     const commit = async () => {
-      if (created > 0) {
-        await c.query(POSTGRES_CHANGE_LOCK_SQL);
-        await c.query(APPEND_CREATED, [changeTime()]);
-        await c.query(`TRUNCATE ${CREATED}`);
-        created = 0;
+      if (setAside || created > 0) {
+        for (const { text, params } of postgresPostWrite(setAside ? 'all' : distinctProducts(written), created > 0 ? 'loaded' : [])) await c.query(text, [...params]);
       }
+      if (created > 0) await c.query(`TRUNCATE ${CREATED}`);
+      created = 0;
+      written.length = 0;
       await c.query('COMMIT');
     };
     // Straight into the table until a chunk holds a path that is already there.
@@ -164,7 +159,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
           await c.query('RELEASE SAVEPOINT sdc_chunk');
           inserted += chunk.length;
           created += chunk.length;
-          if (!setAside) await refreshProductsOf(c, chunk);
+          if (!setAside) written.push(...distinctProducts(chunk));
           return;
         } catch (err) {
           if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
@@ -182,7 +177,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       inserted += moved;
       created += moved;
       await c.query(`TRUNCATE ${STAGING}`);
-      if (!setAside && moved > 0) await refreshProductsOf(c, chunk);
+      if (!setAside && moved > 0) written.push(...distinctProducts(chunk));
     };
     let chunk: FileRecord[] = [];
     for await (const piece of piecesOf(records, PIECE, source)) {
@@ -201,8 +196,6 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       // Memory for the index builds' sorts, for this transaction only.
       await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
       for (const definition of setAside) await c.query(definition);
-      // Latest flags and coverage rows of the whole table, once (product-refresh.ts).
-      for (const text of POSTGRES_REFRESH_ALL_SQL) await c.query(text);
     }
     await commit();
     // The records are committed: what follows cannot fail the load. As after insertMany,
@@ -263,10 +256,4 @@ async function setIndexesAside(client: pg.PoolClient): Promise<string[]> {
   const quote = (id: string) => `"${id.replace(/"/g, '""')}"`;
   for (const index of rows) await client.query(`DROP INDEX ${quote(index.schema)}.${quote(index.name)}`);
   return rows.map((index) => index.definition);
-}
-
-/** The latest flags and coverage rows of the records' products, in the client's open transaction (product-refresh.ts). */
-export async function refreshProductsOf(client: pg.PoolClient, records: readonly FileRecord[]): Promise<void> {
-  const arrays = productArrays(records);
-  for (const text of postgresRefreshSql(arrays)) await client.query(text, arrays);
 }

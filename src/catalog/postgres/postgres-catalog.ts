@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { POSTGRES_DIALECT } from '../catalog-dialect.js';
+import type { ConnectionPoolUse } from '../catalog.js';
 import type { FileRecord } from '../file-record.js';
 import { numbered } from '../filter-sql.js';
 import type { KeyStore } from '../key-store.js';
@@ -87,7 +88,7 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     await close();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
-  return new PostgresCatalog(db, budgetedQueries(pool, reads), close);
+  return new PostgresCatalog(db, budgetedQueries(pool, reads), close, { writes: pool, reads });
 }
 
 /** Kysely's migration table: present once a catalog has been created (by a server, `sdc migrate` or `--create`). */
@@ -153,8 +154,21 @@ export class PostgresCatalog extends SqlCatalog {
     db: Kysely<CatalogDatabase>,
     private readonly pool: pg.Pool,
     onClose: () => Promise<void>,
+    /** The pools by name, for /metrics (`pool` above is `writes`, its one-shot queries sent to `reads`). */
+    private readonly pools: Readonly<Record<string, pg.Pool>> = { writes: pool },
   ) {
     super(db, onClose, POSTGRES_DIALECT);
+  }
+
+  connectionPools(): readonly ConnectionPoolUse[] {
+    return Object.entries(this.pools).map(([name, each]) => ({
+      pool: name,
+      // pg-pool's default when none is configured.
+      max: each.options.max ?? 10,
+      open: each.totalCount,
+      idle: each.idleCount,
+      waiting: each.waitingCount,
+    }));
   }
 
   protected async rowsOf(text: string, params: unknown[]): Promise<unknown[][]> {

@@ -1,19 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { FileRecord } from '../file-record.js';
-import { sqliteCreatedSinceSql } from '../change-log.js';
 import { putRow, RECORD_COLUMN_COUNT, RECORD_COLUMN_LIST } from '../record-columns.js';
-import { sqliteJsonRecord } from './sqlite-json-record.js';
 
 /*
  * The SQLite bulk-insert steps that the catalog's insertMany (sqlite-catalog.ts) and the bulk
  * load on a connection of its own (sqlite-bulk-load.ts) share.
  */
-
-/**
- * The change log's 'created' entries of a write transaction's new rows, the rows past the
- * largest rowid it began with (change-log.ts); parameters: time, that rowid (rowsAtMost).
- */
-export const APPEND_CREATED = sqliteCreatedSinceSql(sqliteJsonRecord());
 
 /** Rows per multi-row INSERT of a bulk load (a parameter per record column each, far under SQLite's limit). */
 const BULK_ROWS = 100;

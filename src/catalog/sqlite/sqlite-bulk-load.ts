@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
-import { analyzeIfStale, APPEND_CREATED, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
-import { sqliteRefresher } from './sqlite-product-refresh.js';
-import { changeTime } from '../change-log.js';
+import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
+import { distinctProducts, type ProductKey } from '../product-refresh.js';
+import { runSqliteStatements, sqlitePostWrite } from './sqlite-post-write.js';
 
 /**
  * Records held at once: a piece is sorted by path and inserted, then dropped. Small enough
@@ -52,20 +52,23 @@ export async function sqliteBulkLoad(
     db.pragma(`cache_size = -${LOAD_CACHE_KIB}`);
     rollbackJournal = options.alone === true && loadWithoutSharing(db);
     const insert = rowInserter(db);
-    const refresh = sqliteRefresher(db);
+    const prepare = (source: string) => db!.prepare(source);
     const atStart = rowsAtMost(db);
     let given = 0;
     let inserted = 0;
     let sinceCommit = 0;
     let setAside: { name: string; sql: string }[] | undefined;
-    // The change log's entries for each transaction's new rows, appended before its commit
-    // (rowids past the largest at its start: change-log.ts).
-    const appendCreated = db.prepare(APPEND_CREATED);
+    // Each transaction ends with the post-write step (post-write.ts): the latest flags and
+    // coverage rows of the products it wrote (of all, once the indexes were set aside), then
+    // the change log's entries of its new rows (rowids past the largest at its start).
     db.exec('BEGIN IMMEDIATE');
     let mark = rowsAtMost(db);
     let sinceMark = 0;
-    const commit = () => {
-      if (sinceMark > 0) appendCreated.run(changeTime(), mark);
+    const written: ProductKey[] = [];
+    const commit = (last = false) => {
+      if (setAside || sinceMark > 0) runSqliteStatements(sqlitePostWrite(setAside ? 'all' : written, sinceMark > 0 ? { sinceRowid: mark } : []), prepare);
+      written.length = 0;
+      if (last) analyzeIfStale(db!);
       db!.exec('COMMIT');
     };
     try {
@@ -76,9 +79,7 @@ export async function sqliteBulkLoad(
         const added = insert(piece);
         inserted += added;
         sinceMark += added;
-        // Latest flags and coverage rows as the load goes, while the indexes are kept; all at
-        // once at its end otherwise (product-refresh.ts).
-        if (!setAside && added > 0) refresh.products(piece);
+        if (!setAside && added > 0) written.push(...distinctProducts(piece));
         if (!setAside && (sinceCommit += piece.length) >= COMMIT_EVERY) {
           commit();
           db.exec('BEGIN IMMEDIATE');
@@ -88,9 +89,7 @@ export async function sqliteBulkLoad(
         }
       }
       for (const index of setAside ?? []) db.exec(index.sql);
-      if (setAside) refresh.all();
-      analyzeIfStale(db);
-      commit();
+      commit(true);
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw err;

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database, { type Statement } from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { backendFailure } from '../../errors/index.js';
+import { backendCall } from '../../errors/index.js';
 import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { SQLITE_DIALECT } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
@@ -12,11 +12,10 @@ import { recordOfRow } from '../record-columns.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
 import { SqlCatalog } from '../sql-catalog.js';
-import { changeTime } from '../change-log.js';
-import { analyzeIfStale, APPEND_CREATED, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
+import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
 import { sqliteBulkLoad } from './sqlite-bulk-load.js';
 import { SqliteKeyStore } from './sqlite-key-store.js';
-import { sqliteRefresher } from './sqlite-product-refresh.js';
+import { runSqliteStatements, sqlitePostWrite } from './sqlite-post-write.js';
 import { SqliteReadPool } from './sqlite-read-pool.js';
 import { statementCache, withStatementCache } from './sqlite-statements.js';
 
@@ -150,7 +149,6 @@ export class SqliteCatalog extends SqlCatalog {
     const writer = this.writer;
     const sorted = [...records].sort(byPath);
     const insert = rowInserter(writer, this.write);
-    const refresh = sqliteRefresher(writer, this.write);
     return writer.transaction(() => {
       // A load larger than what is there already: drop the secondary indexes, fill the table,
       // build them again in one pass each (far cheaper than as many random inserts), all in
@@ -158,12 +156,12 @@ export class SqliteCatalog extends SqlCatalog {
       const before = rowsAtMost(writer);
       const indexes = outgrowsTable(sorted.length, before) ? setIndexesAside(writer) : [];
       const inserted = insert(sorted);
-      // The change log's 'created' entries of the rows just inserted (change-log.ts).
-      if (inserted > 0) this.write(APPEND_CREATED).run(changeTime(), before);
       for (const index of indexes) writer.exec(index.sql);
-      // Latest flags and coverage rows: all of them after a load that outgrew the table.
-      if (indexes.length > 0) refresh.all();
-      else if (inserted > 0) refresh.products(sorted);
+      // The post-write step (post-write.ts): all latest flags and coverage rows after a load
+      // that outgrew the table, then the change log's entries of the rows just inserted.
+      if (indexes.length > 0 || inserted > 0) {
+        runSqliteStatements(sqlitePostWrite(indexes.length > 0 ? 'all' : sorted, inserted > 0 ? { sinceRowid: before } : []), this.write);
+      }
       // A load that doubled the table (a seed, a reconcile of a store full of unindexed files).
       analyzeIfStale(writer);
       return inserted;
@@ -182,22 +180,13 @@ export class SqliteCatalog extends SqlCatalog {
 
   /** At once, no promise: better-sqlite3 answers synchronously. */
   get(filePath: string): FileRecord | undefined {
-    let row: unknown[] | undefined;
-    try {
-      row = this.byPath.get(filePath) as unknown[] | undefined;
-    } catch (err) {
-      throw backendFailure(this.backendName(), 'read', err);
-    }
+    const row = backendCall(this.backendName(), 'read', () => this.byPath.get(filePath)) as unknown[] | undefined;
     return row && recordOfRow(row);
   }
 
   /** At once, no promise, like get. */
   has(filePath: string): boolean {
-    try {
-      return this.pathExists.get(filePath) !== undefined;
-    } catch (err) {
-      throw backendFailure(this.backendName(), 'read', err);
-    }
+    return backendCall(this.backendName(), 'read', () => this.pathExists.get(filePath) !== undefined);
   }
 
   /** A statement's rows as arrays: on a reading thread when there are some, else here (in-memory catalogs). */

@@ -5,6 +5,8 @@ import { ClientConfigError, DEFAULT_URL, loadClientConfig, type ClientConfig, ty
 import { envPrefix } from '../data-dir-paths.js';
 import { loadMissionConfig } from '../../mission/index.js';
 import { describe, setServiceAddress } from './run-tally.js';
+import { signInFile } from '../sign-in/sign-in-store.js';
+import { signedInToken } from '../sign-in/signed-in-token.js';
 
 /** Flags every client command takes. */
 export interface ClientFlags extends ClientSettings {
@@ -63,6 +65,8 @@ export function openClient(
   const client = new Client({
     url: config.url,
     apiKey: config.apiKey,
+    // Without a key, the token of `sdc login` for this service, if any (docs/client.md, "Signing in").
+    ...(config.apiKey ? {} : { bearer: signedInToken(signInFile(process.env), config.url) }),
     mission: config.mission,
     retry: { retries: flags.retries },
     idleTimeoutMs: flags.timeout * 1000,

@@ -5,6 +5,7 @@ import { registerQueryCommand } from './query-command.js';
 import { registerUploadCommand } from './upload-command.js';
 import { registerWatchCommand } from './watch-command.js';
 import { registerWithdrawCommand } from './withdraw-command.js';
+import { registerSignInCommands } from './login-command.js';
 
 /**
  * The client side of `sdc`: query, upload, download, watch. Exit status (run-tally.ts EXIT):
@@ -19,6 +20,7 @@ export function registerClientCommands(program: Command, env: NodeJS.ProcessEnv 
   registerDownloadCommand(program, prefix);
   registerWatchCommand(program, prefix);
   registerWithdrawCommand(program, prefix);
+  registerSignInCommands(program, prefix);
   addClientHelp(program, prefix);
 }
 
@@ -38,7 +40,8 @@ Examples:
   $ sdc watch --instrument swe --download            fetch each new file as it is indexed
 
 The client reads ${prefix}_DATA_ACCESS_URL (the service), ${prefix}_DATA_DIR (the local
-mirror, default the current directory) and ${prefix}_API_KEY; each is also a flag.
+mirror, default the current directory) and ${prefix}_API_KEY; each is also a flag. Without a
+key, 'sdc login' signs in with the institution's account (sdc whoami, sdc logout).
 Exit status: 0 all succeeded (already archived or present counts as success), 1 something
 failed, 2 usage error, 3 upload conflict (other bytes under an archived name), 4 service
 unreachable, 130 interrupted (see docs/client.md).

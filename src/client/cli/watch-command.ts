@@ -6,6 +6,7 @@ import { addConnectionOptions, openClient, type ClientFlags } from './client-opt
 import { addFilterOptions, filterFrom, type FilterFlags } from './filter-options.js';
 import { writeRecords } from './record-output.js';
 import { describe } from './run-tally.js';
+import { parseInstant } from '../../wire/instant.js';
 
 const WATCH_FORMATS = ['ndjson', 'table'] as const;
 
@@ -49,7 +50,7 @@ Examples:
     )
     .action(async (flags: WatchFlags, command: Command) => {
       // Files indexed by a moment already past are all there: a watch for them would wait forever.
-      if (flags.until !== undefined && untilEnd(flags.until) <= Date.now()) {
+      if (typeof flags.until === 'string' && untilEnd(flags.until) <= Date.now()) {
         command.error(`error: --until ${flags.until} is in the past: no file indexed from now on can match. List those files with sdc query --until ${flags.until}.`, {
           exitCode: 2,
         });
@@ -139,7 +140,6 @@ async function download(client: Client, record: ArchiveRecord, dataDir: string, 
 
 /** The last moment --until admits, ms: the end of the day (UTC) for a day, else the date-time itself. */
 export function untilEnd(until: string): number {
-  const day = /^(\d{4})(\d{2})(\d{2})$/.exec(until);
-  if (day) return Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]) + 1) - 1;
-  return Date.parse(until);
+  const end = parseInstant(until, { end: true });
+  return end === undefined ? Number.NaN : Date.parse(end);
 }

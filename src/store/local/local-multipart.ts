@@ -11,12 +11,14 @@ import {
   type MultipartUploads,
   type UploadedPart,
 } from '../object-store.js';
-import type { LocalObjectStore } from './local-object-store.js';
+import type { ObjectStore } from '../object-store.js';
 import { StoreLinkError } from './local-store-errors.js';
 import { LocalPartWrites } from './local-part-writes.js';
-import { fsync, linkIfFree, tempFileIn, writeHashed } from './write-primitives.js';
+import { storeObject } from './store-object.js';
+import { tempFileIn, writeHashed } from './write-primitives.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
 import { MULTIPART_DIR, newestParts, partPrefix, readUploadMeta, UPLOAD_ID, writeUploadMeta, type UploadMeta } from './upload-folder.js';
+import { isSha256Hex } from '../../wire/content-digest.js';
 
 export { MULTIPART_DIR } from './upload-folder.js';
 
@@ -26,6 +28,14 @@ export { MULTIPART_DIR } from './upload-folder.js';
  */
 export const DEFAULT_UPLOAD_LIFETIME_MS = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
+
+/** What an upload in parts needs of the local store it completes into (local-object-store.ts). */
+export interface LocalFiles extends Pick<ObjectStore, 'head'> {
+  readonly root: string;
+  readonly maxObjectSize: number;
+  fileOf(key: string): string;
+  linkOn(key: string): string | undefined;
+}
 
 /**
  * Multipart uploads on the local store, the same interface as S3's. Each upload is a
@@ -52,7 +62,7 @@ export class LocalMultipart implements MultipartUploads {
   private lastSweep = 0;
 
   constructor(
-    private readonly store: LocalObjectStore,
+    private readonly store: LocalFiles,
     private readonly signer: UrlSigner,
     private readonly publicUrl: () => string,
     readonly lifetimeMs = DEFAULT_UPLOAD_LIFETIME_MS,
@@ -147,7 +157,7 @@ export class LocalMultipart implements MultipartUploads {
       }
       previous = part.partNumber;
       const file = join(dir, `${partPrefix(part.partNumber)}${etag}`);
-      if (!/^[0-9a-f]{64}$/.test(etag) || !(await stat(file).catch(() => undefined))) {
+      if (!isSha256Hex(etag) || !(await stat(file).catch(() => undefined))) {
         throw new InvalidPartsError(`Part ${part.partNumber} with ETag ${part.etag} is not stored: send it again.`);
       }
       files.push(file);
@@ -169,10 +179,9 @@ export class LocalMultipart implements MultipartUploads {
       const { size, sha256 } = await writeHashed(joined(), temp, this.store.maxObjectSize);
       // Not the declared bytes: nothing under the key (the temporary file goes); the parts stay, for a corrected completion.
       if (meta.sha256 !== undefined && sha256 !== meta.sha256) return { outcome: 'mismatch', declared: meta.sha256, received: sha256 };
-      await fsync(temp);
-      const stored = await linkIfFree(temp, target);
+      const stored = await storeObject(this.store.root, key, temp, target, { size, sha256 }, meta.uploader);
       await this.abort(key, uploadId);
-      return stored ? { outcome: 'stored', digest: { size, sha256, uploader: meta.uploader } } : { outcome: 'exists' };
+      return stored ? { outcome: 'stored', digest: stored } : { outcome: 'exists' };
     } finally {
       await unlink(temp).catch(() => undefined);
     }

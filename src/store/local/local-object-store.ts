@@ -1,20 +1,23 @@
-import { constants, lstatSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, opendir, rm } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
+import { lstat, mkdir, opendir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { backendCall, backendFailure } from '../../errors/index.js';
+import { backendCall } from '../../errors/index.js';
 import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { type ObjectDigest, type ObjectInfo, type ObjectStore } from '../object-store.js';
 import { LocalMultipart } from './local-multipart.js';
 import { StoreLinkError } from './local-store-errors.js';
 import { LOCAL_STORE, LocalObjectWrites, type WriteResult } from './local-object-write.js';
 import { notesRootOf, readNote, removeNote } from './object-note.js';
+import { entryKind, openRegularFile, type OpenedFile } from './regular-file.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
 import { fsync, TEMP_PREFIX } from './write-primitives.js';
+import { FreeSpace, type MinFree } from './free-space.js';
 
 export { TEMP_PREFIX } from './write-primitives.js';
 export { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 export type { WriteResult } from './local-object-write.js';
+export { DEFAULT_MIN_FREE, parseMinFree, type MinFree } from './free-space.js';
 
 /**
  * The embedded object store: files under a root folder, served by this server's own
@@ -22,6 +25,7 @@ export type { WriteResult } from './local-object-write.js';
  */
 export class LocalObjectStore implements ObjectStore {
   readonly multipart: LocalMultipart;
+  readonly space: FreeSpace;
   /** Single PUTs, one per key at a time. */
   private readonly writes = new LocalObjectWrites(this);
 
@@ -32,8 +36,11 @@ export class LocalObjectStore implements ObjectStore {
     private readonly publicUrl: () => string,
     /** Largest object `write` stores, bytes. */
     readonly maxObjectSize = Number.MAX_SAFE_INTEGER,
+    /** Below this free space new uploads are refused (docs/deploy.md "Free space"). */
+    minFree?: MinFree,
   ) {
     this.multipart = new LocalMultipart(this, signer, publicUrl);
+    this.space = new FreeSpace(root, minFree);
   }
 
   /** Absolute file of a key. Refuses anything that could step outside the root. */
@@ -109,15 +116,16 @@ export class LocalObjectStore implements ObjectStore {
     return storeAddress(this.publicUrl(), key, [['expires', expires], ['uploader', uploader], ['sha256', sha256], ['withdrawn', marker], ['signature', signature]]);
   }
 
-  async *list(onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
-    try {
-      yield* this.walk(this.root, '', onRefused);
-    } catch (err) {
-      throw backendFailure(LOCAL_STORE, 'list', err);
+  async *list(onRefused?: (key: string, kind: string) => void): AsyncIterable<ObjectInfo> {
+    const walk = this.walk(this.root, '', onRefused)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await backendCall(LOCAL_STORE, 'list', () => walk.next());
+      if (next.done) return;
+      yield next.value;
     }
   }
 
-  private async *walk(dir: string, prefix: string, onRefused?: (key: string) => void): AsyncIterable<ObjectInfo> {
+  private async *walk(dir: string, prefix: string, onRefused?: (key: string, kind: string) => void): AsyncIterable<ObjectInfo> {
     let entries: string[];
     try {
       const handle = await opendir(dir);
@@ -132,9 +140,10 @@ export class LocalObjectStore implements ObjectStore {
       // lstat: a symbolic link is reported, never followed (to a file or a folder outside the store).
       const s = await lstat(file);
       const key = prefix + name;
-      if (s.isSymbolicLink()) onRefused?.(key);
-      else if (s.isDirectory()) yield* this.walk(file, `${key}/`, onRefused);
+      if (s.isDirectory()) yield* this.walk(file, `${key}/`, onRefused);
       else if (s.isFile()) yield { key, size: s.size, lastModified: s.mtime };
+      // A link is never followed; a FIFO, socket or device never opened (a FIFO's open waits for a writer).
+      else onRefused?.(key, entryKind(s));
     }
   }
 
@@ -143,12 +152,20 @@ export class LocalObjectStore implements ObjectStore {
     return backendCall(LOCAL_STORE, `read ${key}`, async () => {
       const through = this.linkOn(key);
       if (through !== undefined) throw new StoreLinkError(key, through);
-      // O_NOFOLLOW as well: a link made after the check is refused by the open itself.
-      const handle = await open(this.fileOf(key), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const { handle } = await this.openForRead(key);
       const [digest, note] = await Promise.all([digestOf(handle.createReadStream(), pace), readNote(this.root, key)]);
       if (!note || note.size !== digest.size || note.sha256 !== digest.sha256) return digest;
       return { ...digest, uploader: note.uploader, ingestionDate: note.ingestion_date };
     });
+  }
+
+  /**
+   * The key's file opened for reading, if it is a regular file (regular-file.ts: a FIFO, socket,
+   * device or folder is refused with SDC_NOT_A_REGULAR_FILE without blocking; a symbolic link
+   * made after the caller's check is refused by the open itself, O_NOFOLLOW).
+   */
+  openForRead(key: string): Promise<OpenedFile> {
+    return openRegularFile(this.fileOf(key), key);
   }
 
   async ping(): Promise<void> {

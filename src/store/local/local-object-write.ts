@@ -4,8 +4,9 @@ import type { Readable } from 'node:stream';
 import { backendFailure } from '../../errors/index.js';
 import type { ObjectDigest, ObjectInfo } from '../object-store.js';
 import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
-import { readNote, writeNote } from './object-note.js';
-import { detachable, fsync, linkIfFree, tempFileIn, writeHashed, type Detachable } from './write-primitives.js';
+import { readNote } from './object-note.js';
+import { storeObject } from './store-object.js';
+import { detachable, tempFileIn, writeHashed, type Detachable } from './write-primitives.js';
 
 /** The backend's name in BACKEND_FAILED's text. */
 export const LOCAL_STORE = 'Local store';
@@ -107,13 +108,8 @@ export class LocalObjectWrites {
         const same = retryOf.size === written.size && retryOf.sha256 === written.sha256;
         return same ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date } : { status: 'exists' };
       }
-      await fsync(temp);
-      // The note first: by the time the file is under its key, who sent it and when are with it.
-      const ingestionDate = new Date().toISOString();
-      await writeNote(this.store.root, key, { uploader, ingestion_date: ingestionDate, ...written });
-      // Taken meanwhile: the note just written is then another file's (digest ignores a note whose SHA-256 is not the file's).
-      if (!(await linkIfFree(temp, file))) return { status: 'exists' };
-      return { status: 'stored', ...written, uploader, ingestionDate };
+      const stored = await storeObject(this.store.root, key, temp, file, written, uploader);
+      return stored ? { status: 'stored', ...stored } : { status: 'exists' };
     } finally {
       input.detach();
       if (temp !== undefined) await unlink(temp).catch(() => undefined);

@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { parseDateTime } from '../../wire/instant.js';
 import { fsync, tempFileIn } from './write-primitives.js';
 
 /**
@@ -18,16 +19,23 @@ export interface ObjectNote {
 }
 
 /**
- * Notes live in a tree beside the store's (`<store>.notes/<key>.json`), not among the files:
- * the store folder holds exactly the stored files (what listings, backups by folder and the
- * store's GET route see); back up both folders together.
+ * Notes live in a tree beside the store's (`<store>.notes/<key>`, JSON under the file's own
+ * name), not among the files: the store folder holds exactly the stored files (what listings,
+ * backups by folder and the store's GET route see); back up both folders together. The note
+ * has the file's name and nothing added, so a name the store can hold (up to the file system's
+ * 255 bytes) its note can too.
  */
 export function notesRootOf(root: string): string {
   return `${root}.notes`;
 }
 
 function noteFileOf(root: string, key: string): string {
-  return `${join(notesRootOf(root), ...key.split('/'))}.json`;
+  return join(notesRootOf(root), ...key.split('/'));
+}
+
+/** Where earlier versions kept a note (`<key>.json`): still read, and removed with the file. */
+function earlierNoteFileOf(root: string, key: string): string {
+  return `${noteFileOf(root, key)}.json`;
 }
 
 /** Writes the note of `key` durably (temporary file, fsync, rename), replacing any earlier one. */
@@ -49,13 +57,13 @@ export async function writeNote(root: string, key: string, note: ObjectNote): Pr
 export async function readNote(root: string, key: string): Promise<ObjectNote | undefined> {
   let text: string;
   try {
-    text = await readFile(noteFileOf(root, key), 'utf8');
+    text = await readFile(noteFileOf(root, key), 'utf8').catch(() => readFile(earlierNoteFileOf(root, key), 'utf8'));
   } catch {
     return undefined;
   }
   try {
     const note = JSON.parse(text) as Partial<ObjectNote>;
-    if (typeof note.ingestion_date !== 'string' || Number.isNaN(Date.parse(note.ingestion_date))) return undefined;
+    if (typeof note.ingestion_date !== 'string' || parseDateTime(note.ingestion_date) === undefined) return undefined;
     if (typeof note.size !== 'number' || typeof note.sha256 !== 'string') return undefined;
     if (note.uploader !== undefined && typeof note.uploader !== 'string') return undefined;
     return note as ObjectNote;
@@ -67,4 +75,8 @@ export async function readNote(root: string, key: string): Promise<ObjectNote | 
 /** Removes the note of `key` (absent already is fine). */
 export async function removeNote(root: string, key: string): Promise<void> {
   await rm(noteFileOf(root, key), { force: true });
+  // A name too long for the earlier suffix never had a note there.
+  await rm(earlierNoteFileOf(root, key), { force: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENAMETOOLONG') throw err;
+  });
 }

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isSha256Hex } from '../../wire/content-digest.js';
 
 /**
  * `PART`: a part of a multipart upload (its subject names key, upload and part number).
@@ -45,9 +46,9 @@ export class UrlSigner {
     signature: string | undefined,
     { uploader, sha256, now = Date.now() }: { uploader?: string | undefined; sha256?: string | undefined; now?: number } = {},
   ): SignatureCheck {
-    if (!expires || !signature || !/^\d{1,15}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
+    if (!expires || !signature || !/^\d{1,15}$/.test(expires) || !isSha256Hex(signature)) return 'invalid';
     if (uploader !== undefined && /[\n\r]/.test(uploader)) return 'invalid';
-    if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) return 'invalid';
+    if (sha256 !== undefined && !isSha256Hex(sha256)) return 'invalid';
     const given = Buffer.from(signature, 'hex');
     // Constant-time comparison: no timing hint about how much of a guess was right.
     const signedBy = (secret: Buffer) => timingSafeEqual(Buffer.from(this.signWith(secret, method, key, Number(expires), uploader, sha256), 'hex'), given);

@@ -159,7 +159,7 @@ export class S3Multipart implements MultipartUploads {
    */
   async *listAssembled(): AsyncIterable<StagedUpload> {
     const found: Required<StagedUpload>[] = [];
-    try {
+    await backendCall('S3 store', 'list assembled uploads', async () => {
       for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: MULTIPART_PREFIX })) {
         for (const object of page.Contents ?? []) {
           const slash = object.Key?.lastIndexOf('/') ?? -1;
@@ -168,9 +168,7 @@ export class S3Multipart implements MultipartUploads {
           found.push({ stagingKey: object.Key, key, storedAt: object.LastModified ?? new Date(0) });
         }
       }
-    } catch (err) {
-      throw backendFailure('S3 store', 'list assembled uploads', err);
-    }
+    });
     yield* found.sort((a, b) => a.storedAt.getTime() - b.storedAt.getTime());
   }
 

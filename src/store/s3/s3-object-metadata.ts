@@ -1,3 +1,6 @@
+import { isSha256Hex } from '../../wire/content-digest.js';
+import { parseDateTime } from '../../wire/instant.js';
+
 /**
  * What the S3 store keeps with each object in its metadata (`x-amz-meta-*`), so that whoever
  * indexes the object, and a catalog rebuilt from the bucket, records the same: the uploader
@@ -25,7 +28,7 @@ export function uploadMetadata(uploader: string | undefined, sha256: string | un
 /** The digest declared for a staged upload's bytes, when its address was bound to one. */
 export function declaredFrom(metadata: Record<string, string> | undefined): string | undefined {
   const value = metadata?.[DECLARED_SHA256];
-  return value !== undefined && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
+  return value !== undefined && isSha256Hex(value) ? value : undefined;
 }
 
 /** Metadata set at promotion: when the bytes became the file; read back by digest (and so by a rebuild). */
@@ -34,7 +37,7 @@ const INGESTION_DATE = 'ingestion-date';
 /** What the object's metadata says of its ingestion, when it says (set by promotion). */
 export function ingestionDateFrom(metadata: Record<string, string> | undefined): string | undefined {
   const value = metadata?.[INGESTION_DATE];
-  return value !== undefined && !Number.isNaN(Date.parse(value)) ? value : undefined;
+  return value !== undefined && parseDateTime(value) !== undefined ? value : undefined;
 }
 
 /** The metadata a promotion writes with the bytes under the real key. */

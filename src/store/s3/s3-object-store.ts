@@ -9,7 +9,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { backendFailure } from '../../errors/index.js';
+import { backendCall } from '../../errors/index.js';
 import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
@@ -19,7 +19,9 @@ import { S3Staging } from './s3-staging.js';
 import { STAGING_PREFIX, stagingKeyFor } from './s3-staging-keys.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import { isMissingBucket, MissingBucketError } from './missing-bucket.js';
+import { limitShortCalls } from './s3-deadline.js';
 import type { S3Location } from './s3-url.js';
+import { signingLifetime } from './signing-lifetime.js';
 
 /**
  * The object store on Amazon S3 or an S3-compatible server. Clients PUT and GET the
@@ -44,7 +46,8 @@ export class S3ObjectStore implements ObjectStore {
       endpoint: location.endpoint,
       forcePathStyle: location.forcePathStyle,
       // A store that cannot be reached, or that accepts and then says nothing, fails the request
-      // as unavailable (503 with Retry-After) instead of holding it (docs/reliability.md).
+      // as unavailable (503 with Retry-After) instead of holding it (docs/reliability.md): the
+      // short calls a request waits for within operationTimeoutMs, bytes within requestTimeoutMs.
       requestHandler: { connectionTimeout: 5_000, requestTimeout: location.requestTimeoutMs, throwOnRequestTimeout: true },
       // Newer SDKs add CRC32 checksum headers/parameters to every PUT by default; a
       // presigned address carrying them would refuse a plain PUT (curl, requests, our
@@ -53,18 +56,19 @@ export class S3ObjectStore implements ObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       logger: sdkLogger(log),
     });
+    limitShortCalls(this.client, location.operationTimeoutMs);
     this.staging = new S3Staging(this.client, location.bucket, location.maxPutBytes);
     this.multipart = new S3Multipart(this.client, location.bucket, this.staging);
   }
 
-  async head(key: string): Promise<ObjectInfo | undefined> {
-    try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key }));
-      return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw backendFailure('S3 store', `HEAD ${key}`, err);
-    }
+  head(key: string): Promise<ObjectInfo | undefined> {
+    return backendCall('S3 store', `HEAD ${key}`, async () => {
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key })).catch((err: unknown) => {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      });
+      return out && { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
+    });
   }
 
   /**
@@ -79,7 +83,7 @@ export class S3ObjectStore implements ObjectStore {
    * (and the query form Amazon S3 ignores too), so the promotion's check is the one relied on
    * (docs/api.md, "Checked transfers").
    */
-  presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): Promise<string> {
+  async presignPut(key: string, ttlSeconds: number, uploader?: string, sha256?: string): Promise<string> {
     const command = new PutObjectCommand({
       Bucket: this.location.bucket,
       Key: stagingKeyFor(key),
@@ -87,12 +91,12 @@ export class S3ObjectStore implements ObjectStore {
       ...(sha256 === undefined ? {} : { ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64') }),
     });
     return getSignedUrl(this.client, command, {
-      expiresIn: ttlSeconds,
+      expiresIn: await this.signingLifetime(ttlSeconds),
       ...(sha256 === undefined ? {} : { unhoistableHeaders: new Set(['x-amz-checksum-sha256']) }),
     });
   }
 
-  presignGet(key: string, ttlSeconds: number, _options?: { readonly evidence?: boolean }): Promise<string> {
+  async presignGet(key: string, ttlSeconds: number, _options?: { readonly evidence?: boolean }): Promise<string> {
     const fileName = key.slice(key.lastIndexOf('/') + 1);
     const command = new GetObjectCommand({
       Bucket: this.location.bucket,
@@ -102,17 +106,21 @@ export class S3ObjectStore implements ObjectStore {
       ResponseContentDisposition: `attachment; filename="${fileName}"`,
       ResponseContentType: storedMediaType(fileName),
     });
-    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+    return getSignedUrl(this.client, command, { expiresIn: await this.signingLifetime(ttlSeconds) });
+  }
+
+  /** How long an address signed now lives: `ttlSeconds`, capped to the signing credentials' life (signing-lifetime.ts). */
+  async signingLifetime(ttlSeconds: number): Promise<number> {
+    // The SDK's provider chain, memoised: resolved once and again only when near expiry.
+    const credentials = await this.client.config.credentials();
+    return signingLifetime(ttlSeconds, credentials);
   }
 
   /** Keys in UTF-8 byte order (S3's listing order), a page of up to 1000 at a time. */
   async *list(): AsyncIterable<ObjectInfo> {
     const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket });
     for (;;) {
-      const page = await pages.next().catch((err: unknown) => {
-        if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
-        throw backendFailure('S3 store', 'list', err);
-      });
+      const page = await backendCall('S3 store', 'list', () => pages.next(), this.missingBucket);
       if (page.done) return;
       for (const object of page.value.Contents ?? []) {
         // Folder markers some tools create are not files; nor are uploads not yet promoted.
@@ -122,34 +130,26 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async digest(key: string, pace?: ReadPace): Promise<ObjectDigest> {
-    try {
+  digest(key: string, pace?: ReadPace): Promise<ObjectDigest> {
+    return backendCall('S3 store', `GET ${key}`, async () => {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
       const { size, sha256 } = await digestOf(out.Body as Readable, pace);
       return { size, sha256, uploader: uploaderFrom(out.Metadata), ingestionDate: ingestionDateFrom(out.Metadata) };
-    } catch (err) {
-      throw backendFailure('S3 store', `GET ${key}`, err);
-    }
+    });
   }
 
   async purge(key: string): Promise<boolean> {
     if (!(await this.head(key))) return false;
-    try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: key }));
-      return true;
-    } catch (err) {
-      throw backendFailure('S3 store', `DELETE ${key}`, err);
-    }
+    await backendCall('S3 store', `DELETE ${key}`, () => this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: key })));
+    return true;
   }
 
   async ping(): Promise<void> {
-    try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
-    } catch (err) {
-      if (isMissingBucket(err, true)) throw new MissingBucketError(this.location, { cause: err });
-      throw err;
-    }
+    await backendCall('S3 store', 'ping', () => this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket })), this.missingBucket);
   }
+
+  /** The bucket named by the configuration is not there: said as such (server.ts tells the operator). */
+  private readonly missingBucket = (err: unknown): Error | undefined => (isMissingBucket(err, true) ? new MissingBucketError(this.location, { cause: err }) : undefined);
 
   close(): void {
     this.client.destroy();

@@ -21,6 +21,7 @@ import { copyInParts, copyPartSize } from './s3-part-copy.js';
 import { COPIED_FROM, copiedFrom, STAGING_ID, STAGING_PREFIX } from './s3-staging-keys.js';
 import { S3_MAX_PUT_BYTES } from './s3-url.js';
 import { backoffDelay, sleep } from '../../concurrency/backoff.js';
+import { ingestionStamp } from '../../wire/instant.js';
 
 export { copyPartSize } from './s3-part-copy.js';
 
@@ -153,7 +154,7 @@ export class S3Staging implements StagingArea {
     const body = source.Body as Readable;
     const uploader = uploaderFrom(source.Metadata);
     const declared = declaredFrom(source.Metadata);
-    const ingestionDate = new Date().toISOString();
+    const ingestionDate = ingestionStamp();
     if (declared !== undefined && (source.ContentLength ?? 0) === 0 && declared !== EMPTY_SHA256) {
       body.destroy();
       return this.mismatched(upload, declared, EMPTY_SHA256);
@@ -241,7 +242,7 @@ export class S3Staging implements StagingArea {
       const { sha256 } = await digestOf(staged.Body as Readable);
       if (sha256 !== declared) return this.mismatched(upload, declared, sha256);
     }
-    const ingestionDate = new Date().toISOString();
+    const ingestionDate = ingestionStamp();
     const created = await this.client.send(
       new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, ContentType: storedMediaType(upload.key), Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' } }),
     );

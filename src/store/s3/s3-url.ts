@@ -25,6 +25,12 @@ export interface S3Location {
    * hold every upload that asks it. Default 60 s, far above any answer a working store takes.
    */
   readonly requestTimeoutMs: number;
+  /**
+   * How long a short call a request waits for (a HEAD, a listing page, a part list, opening or
+   * aborting an upload in parts) may take in all, retries included, before it fails as
+   * unavailable: a frozen store then costs a request this, not minutes (s3-deadline.ts). Default 3 s.
+   */
+  readonly operationTimeoutMs: number;
 }
 
 /** S3's limit on one PutObject (and on one UploadPartCopy). */
@@ -32,12 +38,13 @@ export const S3_MAX_PUT_BYTES = 5 * 1024 ** 3;
 /** S3's smallest part of a multipart upload, but the last. */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
 
-const PARAMETERS = ['endpoint', 'region', 'forcePathStyle', 'conditionalPut', 'maxPutBytes', 'requestTimeoutMs'];
+const PARAMETERS = ['endpoint', 'region', 'forcePathStyle', 'conditionalPut', 'maxPutBytes', 'requestTimeoutMs', 'operationTimeoutMs'];
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const DEFAULT_OPERATION_TIMEOUT_MS = 3_000;
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const EXAMPLE = 's3://my-bucket?region=us-east-1 or s3://my-bucket?endpoint=http://127.0.0.1:9000&forcePathStyle=true';
 
-/** Reads `s3://bucket?endpoint=...&region=...&forcePathStyle=true&conditionalPut=required&maxPutBytes=...&requestTimeoutMs=...`. */
+/** Reads `s3://bucket?endpoint=...&region=...&forcePathStyle=true&conditionalPut=required&maxPutBytes=...&requestTimeoutMs=...&operationTimeoutMs=...`. */
 export function parseS3Url(url: string): S3Location {
   let parsed: URL;
   try {
@@ -74,5 +81,8 @@ export function parseS3Url(url: string): S3Location {
   const timeout = get('requestTimeoutMs') ?? String(DEFAULT_REQUEST_TIMEOUT_MS);
   const requestTimeoutMs = /^\d{1,7}$/.test(timeout) ? Number(timeout) : NaN;
   if (!(requestTimeoutMs >= 1000)) throw new Error(`SDC_STORE requestTimeoutMs must be a number of milliseconds, at least 1000 (default ${DEFAULT_REQUEST_TIMEOUT_MS})`);
-  return { bucket, endpoint, region: get('region'), forcePathStyle: forcePathStyle === 'true', conditionalPut, maxPutBytes, requestTimeoutMs };
+  const operation = get('operationTimeoutMs') ?? String(DEFAULT_OPERATION_TIMEOUT_MS);
+  const operationTimeoutMs = /^\d{1,7}$/.test(operation) ? Number(operation) : NaN;
+  if (!(operationTimeoutMs >= 100)) throw new Error(`SDC_STORE operationTimeoutMs must be a number of milliseconds, at least 100 (default ${DEFAULT_OPERATION_TIMEOUT_MS})`);
+  return { bucket, endpoint, region: get('region'), forcePathStyle: forcePathStyle === 'true', conditionalPut, maxPutBytes, requestTimeoutMs, operationTimeoutMs };
 }

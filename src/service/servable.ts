@@ -1,0 +1,66 @@
+import { fixityFailed, type FileRecord } from '../catalog/index.js';
+import { FILE_NOT_FOUND, FILE_WITHDRAWN, FIXITY_FAILED, NOT_RELEASED, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
+import { exampleStoredPath } from '../mission/index.js';
+import type { ServiceContext } from './service-context.js';
+import { byteAccess, type Caller } from './visibility.js';
+
+/**
+ * What a byte path asks to serve: a file's current bytes, or (`evidence`) a withdrawn file's kept
+ * bytes, which only a curator may ask for (docs/api.md "Withdrawn files"): by `/download?withdrawn=include`
+ * with a curator key, or by the evidence address that request was handed.
+ */
+export interface ServeAsk {
+  readonly evidence?: boolean;
+}
+
+/** Served (`evidence`: a withdrawn file's kept bytes, for a curator), or refused and why. */
+export type ServeVerdict = { readonly served: true; readonly evidence: boolean } | { readonly served: false; readonly refusal: ServerError };
+
+/**
+ * May this caller have this record's bytes, and if not, why: the one decision of every byte path
+ * (`/download` and `/v0/download`, the local store's signed GET and HEAD, Metalink; Lambda goes
+ * through the same app). First who sees what (visibility.ts, docs/api.md "Who sees what"): a
+ * file hidden from the caller answers 404 exactly as a name never stored (`requestPath`: the
+ * name as asked), a public record whose bytes are not released yet 403 SDC_NOT_RELEASED; then
+ * the record's own standing (servable).
+ */
+export function servableTo(ctx: ServiceContext, caller: Caller, record: FileRecord, ask: ServeAsk = {}, requestPath = record.file_path): ServeVerdict {
+  const access = byteAccess(ctx, caller, record);
+  if (access === 'hidden') return { served: false, refusal: FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)) };
+  if (access === 'not_released') return { served: false, refusal: NOT_RELEASED.create(record.file_path, record.release_date) };
+  return servable(record, ask);
+}
+
+/**
+ * The record's own standing, once the caller may see the file (servableTo: byte paths call
+ * that). In this order (docs/api.md "Which answer a download gets"):
+ *
+ * 1. withdrawn, and not asked as evidence: 410 (gone on purpose, for good: the stronger fact,
+ *    whatever an audit found of the bytes kept);
+ * 2. damaged (the last fixity audit found the bytes changed or gone): 409, evidence included;
+ * 3. otherwise served; a withdrawn file's bytes as evidence.
+ */
+export function servable(record: FileRecord, ask: ServeAsk = {}): ServeVerdict {
+  const withdrawn = record.status === 'withdrawn';
+  if (withdrawn && !ask.evidence) return { served: false, refusal: withdrawnError(record) };
+  if (fixityFailed(record.fixity)) return { served: false, refusal: FIXITY_FAILED.create(record.file_path, record.verified_date ?? 'an earlier date', record.fixity) };
+  return { served: true, evidence: withdrawn };
+}
+
+/** `?withdrawn=include` on `/download`, and whether the request's key is a curator's. */
+export interface WithdrawnAccess {
+  readonly include?: boolean;
+  readonly curator?: boolean;
+}
+
+/** A request for evidence without a curator key: refused before anything is looked up (403). */
+export function evidenceRefusal(access: WithdrawnAccess): ServerError | undefined {
+  return access.include && !access.curator ? WITHDRAWN_NEEDS_CURATOR.create() : undefined;
+}
+
+/** 410 Gone: when, why, and the replacement (also as a Link, RFC 5829 successor-version). */
+function withdrawnError(record: FileRecord): ServerError {
+  const replacement = record.superseded_by;
+  const link: Record<string, string> = replacement === undefined ? {} : { Link: `</download/${encodeURI(replacement)}>; rel="successor-version"` };
+  return raise(FILE_WITHDRAWN, [record.file_path, record.withdrawn_date ?? '', record.withdrawn_reason ?? '', replacement], { headers: link });
+}
