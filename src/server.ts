@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from './config.js';
 import { buildApp, type AppOptions } from './http/app.js';
 import { createLogger } from './logger.js';
-import { startIngestSweeper, type ServiceContext } from './service/index.js';
+import { startIngestSweeper, startReleasePublisher, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
 import { requestTracingFromEnv } from './tracing/request-tracing.js';
 import { LocalObjectStore, loadSigningSecret, MissingBucketError, previousSigningSecret, openStore, UrlSigner } from './store/index.js';
@@ -86,6 +86,8 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   // restart after SIGKILL never waits out the leases the dead process held. Records without
   // objects are `sdc reconcile`'s job.
   const sweeper = startIngestSweeper(ctx, config.sweepInterval * 1000);
+  // Files whose release date comes get their 'released' change logged (docs/api.md "Releases").
+  const publisher = startReleasePublisher(ctx);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -103,6 +105,7 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
     async close() {
       const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownGrace * 1000);
       await sweeper.stop();
+      await publisher.stop();
       try {
         await app.close();
       } finally {

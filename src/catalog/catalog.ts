@@ -6,6 +6,7 @@ import type { KeyStore } from './key-store.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
+import type { Audience } from './visibility-sql.js';
 import type { Tombstone } from '../wire/record.js';
 
 /** What a withdrawal writes into a record: derived from the record's declaration (src/wire/record.ts). */
@@ -68,14 +69,22 @@ export interface Catalog {
   changes(after: number, limit: number, range?: ChangesRange): Promise<ChangeEntry[]>;
   /** The log's largest id; 0 while it is empty. */
   lastChangeId(): Promise<number>;
-  /** The id of the n-th entry after `after` (n >= 1), if the log has that many: whether a page of n is full. */
-  changeIdAt(after: number, n: number): Promise<number | undefined>;
+  /** The id of the n-th entry after `after` (n >= 1), if the log has that many (of `audience`'s entries): whether a page of n is full. */
+  changeIdAt(after: number, n: number, audience?: Audience): Promise<number | undefined>;
   /**
    * Withdraws an archived file: its record gains the tombstone and status 'withdrawn', and its
    * product's latest flag and coverage row are recomputed, in one transaction. Refuses (and
    * changes nothing) when the file is already withdrawn, even by a concurrent call.
    */
   withdraw(filePath: string, tombstone: Tombstone): Promise<WithdrawOutcome>;
+  /**
+   * Makes files public from `releaseDate` (docs/api.md "Releases"): each that was not public
+   * earlier gets that date (and `release`, the number of the release); the 'released' change of
+   * each whose date has come is logged in the same transaction. Answers how many changed.
+   */
+  publish(paths: readonly string[], releaseDate: string, release?: number): Promise<number>;
+  /** Logs the 'released' change of team files whose date has passed (a scheduled release, an embargo's end): the background step. */
+  announceDue(): Promise<number>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /**

@@ -1,6 +1,7 @@
 import type { FileRecord } from './file-record.js';
 import { whereOf } from './filter-sql.js';
 import type { QueryFilter } from './query-filter.js';
+import type { Audience } from './visibility-sql.js';
 import { RECORD_FIELDS } from '../wire/record.js';
 
 /*
@@ -18,7 +19,25 @@ import { RECORD_FIELDS } from '../wire/record.js';
  * writer that waits for the lock).
  */
 
-export type ChangeKind = 'created' | 'withdrawn';
+export type ChangeKind = 'created' | 'withdrawn' | 'released' | 'retracted';
+
+/**
+ * Who may read an entry (docs/api.md "Who sees what"), fixed when it is appended: a file's
+ * 'created' is public when the file was public at ingestion; a team file's becomes public as
+ * its 'released' entry. Readers without a key read the public entries only, whose ids still
+ * rise in commit order, so they never meet an id they must later go back for.
+ */
+export type ChangeAudience = 'public' | 'team';
+
+/** The audience of a 'created' entry: public when the file's release date is its ingestion date (or earlier). */
+export function createdAudience(record: FileRecord): ChangeAudience {
+  return record.release_date !== undefined && record.release_date <= record.ingestion_date ? 'public' : 'team';
+}
+
+/** createdAudience in SQL over a record's JSON text (PostgreSQL's bulk appends). */
+export function createdAudienceOfJson(recordText: string): string {
+  return `CASE WHEN (${recordText})::jsonb->>'release_date' <= (${recordText})::jsonb->>'ingestion_date' THEN 'public' ELSE 'team' END`;
+}
 
 /** One entry of the log as stored: the record as the change left it, as its JSON text. */
 export interface ChangeEntry {
@@ -59,6 +78,8 @@ export interface ChangesRange {
   readonly filter?: QueryFilter;
   /** Only entries with an id up to this one. */
   readonly until?: number;
+  /** `public`: only the entries a caller without a key may read (ChangeAudience). */
+  readonly audience?: Audience;
 }
 
 /**
@@ -74,7 +95,9 @@ export function changesSql(after: number, limit: number, range: ChangesRange, co
     where.push('changes.id <= ?');
     params.push(range.until);
   }
-  const filtered = range.filter === undefined ? [] : whereOf(range.filter, params);
+  if (range.audience === 'public') where.push("changes.audience = 'public'");
+  // The entry's audience decides, not the file's standing now: a retraction's entry stays readable.
+  const filtered = range.filter === undefined ? [] : whereOf({ ...range.filter, audience: undefined }, params);
   const join = filtered.length === 0 ? '' : ` JOIN files ON files.file_path = changes.file_path${collation ? ` COLLATE "${collation}"` : ''}`;
   params.push(limit);
   return {
@@ -86,6 +109,9 @@ export function changesSql(after: number, limit: number, range: ChangesRange, co
 /** The id of the n-th entry after `after` (parameters: after, n - 1), from the primary key alone. */
 export const CHANGE_ID_AT_SQL = 'SELECT id FROM changes WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?';
 
+/** The same among the public entries, from changes_audience. */
+export const PUBLIC_CHANGE_ID_AT_SQL = "SELECT id FROM changes WHERE audience = 'public' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
+
 /** An entry from a row of CHANGES_AFTER_SQL's columns (PostgreSQL returns bigint ids as text). */
 export function changeOfRow(row: readonly unknown[]): ChangeEntry {
   return { id: Number(row[0]), time: String(row[1]), change: String(row[2]) as ChangeKind, file_path: String(row[3]), record: String(row[4]) };
@@ -96,16 +122,26 @@ export function changeTime(): string {
   return new Date().toISOString();
 }
 
-/** An entry for the log: its kind, its path, the record's JSON text as a query answers it. */
+/** An entry for the log: its kind, its path, the record's JSON text as a query answers it, who may read it. */
 export interface NewChange {
   readonly change: ChangeKind;
   readonly file_path: string;
   readonly record: string;
+  readonly audience: ChangeAudience;
 }
 
-/** A record's entry: 'created', or 'withdrawn' with the tombstone record (the record as the withdrawal left it). */
-export function newChange(change: ChangeKind, record: FileRecord): NewChange {
-  return { change, file_path: record.file_path, record: recordJson(record) };
+/**
+ * A record's entry: 'created', 'withdrawn' with the tombstone record (the record as the
+ * withdrawal left it), 'released' or 'retracted'. Its audience: as given, else a 'created'
+ * one's from its record, else public.
+ */
+export function newChange(change: ChangeKind, record: FileRecord, audience?: ChangeAudience): NewChange {
+  return {
+    change,
+    file_path: record.file_path,
+    record: recordJson(record),
+    audience: audience ?? (change === 'created' ? createdAudience(record) : 'public'),
+  };
 }
 
 /**
@@ -115,5 +151,8 @@ export function newChange(change: ChangeKind, record: FileRecord): NewChange {
  * (rowsAtMost). Parameters: time, that rowid. In insertion order. `json`: the dialect's JSON text.
  */
 export function sqliteCreatedSinceSql(json: string): string {
-  return `INSERT INTO changes (time, change, file_path, record) SELECT ?, 'created', file_path, ${json} FROM files WHERE rowid > ? ORDER BY rowid`;
+  return (
+    `INSERT INTO changes (time, change, file_path, record, audience) SELECT ?, 'created', file_path, ${json},` +
+    " CASE WHEN release_date <= ingestion_date THEN 'public' ELSE 'team' END FROM files WHERE rowid > ? ORDER BY rowid"
+  );
 }

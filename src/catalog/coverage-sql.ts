@@ -25,6 +25,9 @@ export function fromDayRows(filter: QueryFilter): boolean {
     filter.ingestion_end_date === undefined &&
     // coverage_days holds the archived files only (product-refresh.ts).
     filter.status === undefined &&
+    // coverage_days counts every file: a reader without a key, or released=, groups the files (visibility-sql.ts).
+    filter.audience === undefined &&
+    filter.released === undefined &&
     (filter.version === undefined || filter.version === '*' || filter.version === 'latest') &&
     !(filter.overlap && dates)
   );

@@ -1,6 +1,7 @@
 import type { QueryFilter } from './query-filter.js';
 import type { QueryPosition, QuerySort } from './query-options.js';
 import { archivedSql } from './archived-sql.js';
+import { latestWhere, visibilityWhere } from './visibility-sql.js';
 
 /*
  * A query's SQL text from its filter's shape: the one home of the filter's rules, for the
@@ -32,8 +33,7 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
     eq('start_date', filter.end_date, '<=');
   }
   if (filter.version === 'latest') {
-    // Kept at ingest, in the same transaction as the write (product-refresh.ts).
-    where.push('files.is_latest = 1');
+    where.push(latestWhere(filter, params));
   } else if (filter.version !== '*') {
     eq('version', filter.version);
   }
@@ -44,6 +44,7 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   // the partial index files_withdrawn serves status=withdrawn.
   if (filter.status === undefined) where.push(archivedSql('files'));
   else if (filter.status === 'withdrawn') where.push("files.status = 'withdrawn'");
+  where.push(...visibilityWhere(filter, params));
   return where;
 }
 

@@ -9,3 +9,4 @@ export * from './key-store.js';
 export * from './name-leases.js';
 export * from './audit-queue.js';
 export { type ChangeEntry, type ChangeKind, type ChangesRange } from './change-log.js';
+export type { Audience } from './visibility-sql.js';

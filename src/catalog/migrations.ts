@@ -203,6 +203,44 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
         await db.schema.createIndex('files_verified').on('files').columns(['verified_date', 'file_path']).execute();
       },
     },
+    // Who sees what (docs/api.md "Who sees what"): a file's release date and the release that
+    // published it; every file already stored was public from its ingestion. A change-log entry
+    // says who may read it ('public' or 'team'), fixed when it is appended, so a reader without
+    // a key walks ids that never go back (change-log.ts). `release_logged`: the background step
+    // has written the 'released' entry of a file whose date passed (release-publisher.ts).
+    // SQLite's covering index is made again with the new columns.
+    '0012-access': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('files').addColumn('release_date', 'text').execute();
+        await db.schema.alterTable('files').addColumn('release', 'integer').execute();
+        await db.schema.alterTable('files').addColumn('release_logged', 'integer').execute();
+        await sql`UPDATE files SET release_date = ingestion_date`.execute(db);
+        await db.schema.alterTable('changes').addColumn('audience', 'text', (c) => c.notNull().defaultTo('public')).execute();
+        await db.schema.createIndex('changes_audience').on('changes').columns(['audience', 'id']).execute();
+        // The background step's work: team files whose date is set and whose entry is not written yet.
+        await db.schema
+          .createIndex('files_release_pending')
+          .on('files')
+          .columns(['release_date'])
+          .where(sql.ref('release_logged'), 'is', null)
+          .execute();
+        if (dialect.engine === 'sqlite') {
+          await db.schema.dropIndex('files_search').execute();
+          await db.schema
+            .createIndex('files_search')
+            .on('files')
+            .columns([
+              'instrument', 'data_level', 'start_date', 'descriptor', 'version', 'file_path', 'end_date', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader',
+              'status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity', 'release_date', 'release',
+            ])
+            .execute();
+          const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
+          if (rows.length > 0) await sql`analyze files_search`.execute(db);
+        } else {
+          await db.schema.createIndex('files_release_date').on('files').columns(['release_date', 'file_path']).execute();
+        }
+      },
+    },
   };
 }
 

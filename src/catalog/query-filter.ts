@@ -9,7 +9,13 @@ import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type Quer
  * (FilterValue: instants as ISO-8601 UTC, `overlap` a boolean, `status` absent for archived).
  * Parsing and validating the query string lives here once, for every catalog adapter.
  */
-export type QueryFilter = { readonly [K in QueryFilterName]?: FilterValue<(typeof QUERY_PARAMETERS)[K]['kind']> };
+export type QueryFilter = { readonly [K in QueryFilterName]?: FilterValue<(typeof QUERY_PARAMETERS)[K]['kind']> } & {
+  /** Who reads (visibility-sql.ts): set by the service from the caller, never from the query string. */
+  readonly audience?: Audience;
+};
+
+/** Who reads: `public` (no key) sees the files whose release date has passed; absent, every file (docs/api.md "Who sees what"). */
+export type Audience = 'public';
 
 // Names, order, roles and patterns are declared once in src/wire/query.ts; this module checks values.
 export { QUERY_FORMATS, type QueryFormat };
@@ -66,6 +72,9 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
         break;
       case 'overlap':
         filter.overlap = value === 'true';
+        break;
+      case 'released':
+        filter.released = value === 'true';
         break;
       case 'status':
         // archived is the default: left out, so a filter has one shape for it.

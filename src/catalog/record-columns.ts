@@ -59,8 +59,8 @@ export function putRow(record: FileRecord, into: unknown[], at: number): void {
 }
 
 /** A record as a row object for Kysely's insert: every column, NULL for an absent field. */
-export function rowOf(record: FileRecord): Omit<FilesTable, 'is_latest'> {
+export function rowOf(record: FileRecord): Omit<FilesTable, 'is_latest' | 'release_logged'> {
   const row: Record<string, unknown> = {};
   for (const field of FIELDS) row[field] = record[field] ?? null;
-  return row as Omit<FilesTable, 'is_latest'>;
+  return row as Omit<FilesTable, 'is_latest' | 'release_logged'>;
 }

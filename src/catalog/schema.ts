@@ -12,6 +12,8 @@ export type FilesTable = {
 } & {
   /** 1 when no file of the same product has a higher version (src/catalog/product-refresh.ts). */
   is_latest: Generated<number>;
+  /** 1 once the 'released' change of a team file whose date passed is logged (migration 0012, release-publisher.ts). */
+  release_logged: Generated<number | null>;
 };
 
 export interface ApiKeysTable {
@@ -60,6 +62,8 @@ export interface ChangesTable {
   file_path: string;
   /** JSON text of the record as the change left it. */
   record: string;
+  /** Who may read the entry: 'public' (anyone) or 'team' (key holders), fixed at append (migration 0012). */
+  audience: Generated<string>;
 }
 
 export interface CatalogDatabase {

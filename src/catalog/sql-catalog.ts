@@ -10,11 +10,13 @@ import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
-import { CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
+import { CHANGE_ID_AT_SQL, PUBLIC_CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
 import type { Refresh } from './post-write.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
+import type { Audience } from './visibility-sql.js';
+import { announceDue, setReleaseDate } from './release-writes.js';
 import type { QueryOptions } from './query-options.js';
 import { RECORD_COLUMN_COUNT, RECORD_COLUMNS, recordOfRow, rowOf } from './record-columns.js';
 import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
@@ -176,6 +178,30 @@ export abstract class SqlCatalog implements Catalog {
     return { outcome: 'withdrawn', record };
   }
 
+  /** Release writes (release-writes.ts): the files' date, then the 'released' entries now due, in one transaction. */
+  publish(paths: readonly string[], releaseDate: string, release?: number): Promise<number> {
+    return this.driver('publish', () =>
+      transactionReportingCause(this.db, async (trx) => {
+        // A date already past is now: the 'released' entry is logged with this commit, never back in time.
+        const now = new Date().toISOString();
+        const changed = await setReleaseDate(trx, paths, releaseDate < now ? now : releaseDate, release);
+        await this.announceIn(trx, now);
+        return changed;
+      }),
+    );
+  }
+
+  announceDue(): Promise<number> {
+    return this.driver('announce', () => transactionReportingCause(this.db, (trx) => this.announceIn(trx, new Date().toISOString())));
+  }
+
+  /** The 'released' entries now due (release-writes.ts), appended by the post-write step (no product changed). */
+  private async announceIn(trx: Kysely<CatalogDatabase>, now: string): Promise<number> {
+    const released = await announceDue(trx, now);
+    if (released.length > 0) await this.postWrite(trx, [], released);
+    return released.length;
+  }
+
   /** A record read inside a transaction (the engines' own get reads outside it). */
   private async recordIn(trx: Kysely<CatalogDatabase>, filePath: string): Promise<FileRecord | undefined> {
     const row = await trx.selectFrom('files').select(RECORD_COLUMN_NAMES).where('file_path', '=', filePath).executeTakeFirst();
@@ -224,8 +250,8 @@ export abstract class SqlCatalog implements Catalog {
     return Number(row?.[0] ?? 0);
   }
 
-  async changeIdAt(after: number, n: number): Promise<number | undefined> {
-    const [row] = await this.reads('changes')(CHANGE_ID_AT_SQL, [after, n - 1], 0);
+  async changeIdAt(after: number, n: number, audience?: Audience): Promise<number | undefined> {
+    const [row] = await this.reads('changes')(audience === 'public' ? PUBLIC_CHANGE_ID_AT_SQL : CHANGE_ID_AT_SQL, [after, n - 1], 0);
     return row === undefined ? undefined : Number(row[0]);
   }
 

@@ -30,6 +30,8 @@ export interface QueryFilter extends Partial<Record<SpecRecordField, string>> {
   readonly overlap?: boolean;
   /** `archived` (the server's default), `withdrawn` (only withdrawn files) or `any` (docs/api.md "Withdrawn files"). */
   readonly status?: StatusChoice;
+  /** true: only files whose release date has passed; false: only team-only ones (a key's holder; docs/api.md "Who sees what"). */
+  readonly released?: boolean;
 }
 
 /** Orders of a query; `-` in front for descending, `file_path` breaks ties. */
@@ -47,12 +49,12 @@ export interface QueryParameters extends QueryFilter {
 /** Names in the order they are sent (stable URLs, easy to read in logs); the SDK never sends `format`. */
 const PARAMETER_ORDER = QUERY_PARAMETER_ORDER.filter((name) => name !== 'format') as readonly Exclude<(typeof QUERY_PARAMETER_ORDER)[number], 'format'>[];
 
-/** `?instrument=swe&start_date=20240101`, empty values and `overlap: false` left out. */
+/** `?instrument=swe&start_date=20240101`, empty values and `overlap: false` left out (`released: false` is sent). */
 export function queryString(query: QueryParameters): string {
   const params = new URLSearchParams();
   for (const name of PARAMETER_ORDER) {
     const value = query[name];
-    if (value === undefined || value === '' || value === false) continue;
+    if (value === undefined || value === '' || (value === false && name !== 'released')) continue;
     params.append(name, value instanceof Date ? value.toISOString() : String(value));
   }
   const text = params.toString();

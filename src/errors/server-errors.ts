@@ -59,6 +59,16 @@ export const FIXITY_FAILED = declareError(
     'The operators must restore it from a copy; it is served again once an audit finds it whole. Nothing is wrong with the request.',
 );
 
+// --- Who sees what (docs/api.md "Who sees what") ---
+/** A team-only file whose record the mission shows (embargoedMetadata "public"), asked for without a key. */
+export const NOT_RELEASED = declareError(
+  'SDC_NOT_RELEASED',
+  403,
+  (path: string, releaseDate: string | undefined) =>
+    `${path} is not a part of a public release yet: ${releaseDate === undefined ? 'no release date is set' : `it becomes public on ${releaseDate}`}. ` +
+    'The mission\'s team reads it with an API key (X-API-Key).',
+);
+
 // --- Checked transfers (docs/api.md, "Checked transfers") ---
 /** `?sha256=` on GET /upload is not 64 hexadecimal digits. */
 export const INVALID_DIGEST = declareError(

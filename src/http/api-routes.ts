@@ -4,6 +4,7 @@ import { download, query, upload, withdraw, type ServiceContext, type WithdrawnA
 import { downloadSchema, uploadSchema, withdrawSchema } from './api-schemas.js';
 import { querySchema } from './query-schemas.js';
 import { envelopeRoute, pathParam, queryInfo, queryPairs, sha256Param } from './envelope-route.js';
+import { callerOf } from './caller.js';
 
 export { queryPairs } from './envelope-route.js';
 
@@ -15,7 +16,7 @@ export { queryPairs } from './envelope-route.js';
 export function apiRoutes(ctx: ServiceContext) {
   return async function (app: FastifyInstance): Promise<void> {
     const uploadRoute = envelopeRoute(ctx, (c, request) => upload(c, pathParam(request), request.apiKeyName, sha256Param(request)));
-    const downloadRoute = envelopeRoute(ctx, (c, request) => download(c, pathParam(request), withdrawnAccess(request)));
+    const downloadRoute = envelopeRoute(ctx, (c, request) => download(c, pathParam(request), withdrawnAccess(request), callerOf(request)));
     const withdrawRoute = envelopeRoute(ctx, (c, request) => withdraw(c, pathParam(request), request.body, request.apiKeyName ?? ''));
     // Who may call each route (route-access.ts); the schemas' 400s come from the operations.
     const uploadOptions = { attachValidation: true, config: { access: 'upload' } } as const;

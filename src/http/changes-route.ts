@@ -1,3 +1,4 @@
+import { callerOf } from './caller.js';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { INVALID_CHANGES_PARAMETER } from '../errors/index.js';
@@ -56,7 +57,7 @@ export function changesRoute(ctx: ServiceContext) {
     }, async (request, reply) => {
       const parsed = parseChangesRequest(queryPairs(request.url));
       if (!parsed.ok) return sendError(reply, INVALID_CHANGES_PARAMETER.create(parsed.message));
-      const page = await changesPage(ctx, parsed.after, parsed.limit);
+      const page = await changesPage(ctx, parsed.after, parsed.limit, callerOf(request));
       reply.code(200).type('application/json; charset=utf-8');
       if (page.nextAfter !== undefined) reply.header('X-Next-After', String(page.nextAfter));
       return reply.send(Readable.from(page.body, { objectMode: false }));

@@ -1,3 +1,4 @@
+import { callerOf } from './caller.js';
 import type { FastifyInstance } from 'fastify';
 import type { MissionConfig } from '../mission/index.js';
 import { coverage, type ServiceContext } from '../service/index.js';
@@ -47,6 +48,6 @@ export function coverageRoute(ctx: ServiceContext) {
       schema: coverageSchema(ctx.mission),
       // The schema documents; parseQueryFilter validates, so messages match GET /query's.
       validatorCompiler: () => () => true,
-    }, async (request, reply) => sendEnvelope(reply, coverage(ctx, queryPairs(request.url))));
+    }, async (request, reply) => sendEnvelope(reply, coverage(ctx, queryPairs(request.url), callerOf(request))));
   };
 }

@@ -3,6 +3,7 @@ import { downloadEarlierForm, queryEarlierForm, uploadEarlierForm, type ServiceC
 import { downloadSchema, uploadSchema } from './api-schemas.js';
 import { querySchema } from './query-schemas.js';
 import { envelopeRoute, pathParam, queryInfo, queryPairs } from './envelope-route.js';
+import { callerOf } from './caller.js';
 
 /**
  * The earlier form of the API (docs/api.md, Earlier form (`/v0`)), registered under
@@ -13,7 +14,7 @@ export function earlierFormRoutes(ctx: ServiceContext) {
     const uploadOptions = { attachValidation: true, config: { access: 'upload' } } as const;
     const readOptions = { attachValidation: true, config: { access: 'read' } } as const;
     const uploadRoute = envelopeRoute(ctx, (c, request) => uploadEarlierForm(c, pathParam(request), request.apiKeyName));
-    const downloadRoute = envelopeRoute(ctx, (c, request) => downloadEarlierForm(c, pathParam(request)));
+    const downloadRoute = envelopeRoute(ctx, (c, request) => downloadEarlierForm(c, pathParam(request), callerOf(request)));
 
     app.get('/upload/science/*', { ...uploadOptions, schema: uploadSchema(ctx.mission, 'earlier') }, uploadRoute);
     app.get('/download/*', { ...readOptions, schema: downloadSchema(ctx.mission, 'earlier') }, downloadRoute);

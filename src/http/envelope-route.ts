@@ -1,3 +1,4 @@
+import { callerOf } from './caller.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Envelope, QueryRequestInfo, ServiceContext } from '../service/index.js';
 import { sendEnvelope } from './envelope-reply.js';
@@ -24,6 +25,7 @@ export function queryPairs(url: string): [string, string][] {
 export function queryInfo(request: FastifyRequest): QueryRequestInfo {
   return {
     accept: request.headers.accept,
+    caller: callerOf(request),
     // Built only when read: only an answer with a next page needs it.
     get url() {
       return linkToRequest(request);

@@ -1,3 +1,4 @@
+import { callerOf } from './caller.js';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { feedStart, parseFeedRequest, watch, type ServiceContext } from '../service/index.js';
@@ -81,9 +82,9 @@ export function feedRoute(ctx: ServiceContext, { total = MAX_FEEDS, perSource = 
       out.write(`id: ${after}\nevent: start\ndata: {}\n\n`);
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
       try {
-        for await (const event of watch(ctx, parsed.filter, after, abort.signal)) {
+        for await (const event of watch(ctx, parsed.filter, after, abort.signal, {}, callerOf(request))) {
           // A created file keeps the event clients know (`file`); a withdrawal is its own type.
-          await send(`id: ${event.id}\nevent: ${event.change === 'created' ? 'file' : 'withdrawn'}\ndata: ${event.record}\n\n`);
+          await send(`id: ${event.id}\nevent: ${event.change === 'created' || event.change === 'released' ? 'file' : event.change}\ndata: ${event.record}\n\n`);
         }
       } catch (err) {
         if (!abort.signal.aborted) request.log.error({ err }, 'live feed stopped');

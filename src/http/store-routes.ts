@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ALREADY_EXISTS, DIGEST_MISMATCH, FILE_NOT_FOUND, NOT_A_STORED_PATH, ServerError, SIGNATURE_EXPIRED, SIGNATURE_MISMATCH } from '../errors/index.js';
-import { ingest, recordedName, servable, type ServiceContext } from '../service/index.js';
+import { ingest, recordedName, servableTo, SIGNED, type ServiceContext } from '../service/index.js';
 import { isOutOfSpace, lowSpaceRefusal, OutOfSpaceError } from '../service/out-of-space.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { sendError } from './error-answer.js';
@@ -132,10 +132,11 @@ export function storeRoutes(ctx: ServiceContext, store: LocalObjectStore, signer
       // The record gives the digest headers (never re-hashed) and the file's standing: the one
       // decision of every byte path (servable.ts), so an address handed out before a withdrawal
       // or an audit answers as /download does from then on; a curator's evidence address is
-      // signed as such (docs/api.md "Withdrawn files").
+      // signed as such (docs/api.md "Withdrawn files"); who sees what was decided for the caller
+      // the address was handed to (SIGNED).
       const found = ctx.catalog.get(key);
       const record = found instanceof Promise ? await found : found;
-      const verdict = record && servable(record, { evidence: (request.query as StoreQuery).withdrawn === 'include' });
+      const verdict = record && servableTo(ctx, SIGNED, record, { evidence: (request.query as StoreQuery).withdrawn === 'include' });
       if (verdict && !verdict.served) return sendError(reply, verdict.refusal);
       return replyWithStoredFile(request, reply, store, ctx.mission, key, record);
     });

@@ -49,7 +49,7 @@ export function makeKeysHandler(context: () => Promise<ServiceContext>) {
       if (err instanceof KeyNameError) return { error: err.message };
       throw err;
     }
-    return { error: 'Expected {"create": "<name>", "role": "uploader" | "curator"}, {"rotate": "<name>", "overlapSeconds": 86400}, {"revoke": "<name>"} or {"list": true}.' };
+    return { error: 'Expected {"create": "<name>", "role": "uploader" | "curator" | "reader"}, {"rotate": "<name>", "overlapSeconds": 86400}, {"revoke": "<name>"} or {"list": true}.' };
   };
 }
 

@@ -1,4 +1,5 @@
 export * from './mission-config.js';
+export * from './access-policy.js';
 export * from './load-mission-config.js';
 export * from './calendar-date.js';
 export * from './naming-errors.js';

@@ -1,3 +1,5 @@
+import { PUBLIC_ACCESS_POLICY, validateAccessPolicy, type AccessPolicy } from './access-policy.js';
+
 /**
  * What a mission's naming convention allows. The built-in default is the
  * interface spec's mission (`imap`); a data centre for another mission points
@@ -12,6 +14,13 @@ export interface MissionConfig {
   /** Extension required for a data level; levels not listed use `defaultExtension`. */
   readonly extensionByLevel: Readonly<Record<string, string>>;
   readonly defaultExtension: string;
+  /** Who sees which files, and when (access-policy.ts); absent: every file public at ingestion. */
+  readonly access?: AccessPolicy;
+}
+
+/** The mission's access policy: its own, or every file public at ingestion. */
+export function accessPolicyOf(mission: MissionConfig): AccessPolicy {
+  return mission.access ?? PUBLIC_ACCESS_POLICY;
 }
 
 /** The spec's mission (docs/api.md, File names and stored paths). */
@@ -23,6 +32,7 @@ export const IMAP_MISSION: MissionConfig = Object.freeze({
   dataLevels: Object.freeze(['l0', 'l1', 'l1a', 'l1b', 'l1c', 'l1d', 'l2']),
   extensionByLevel: Object.freeze({ l0: 'pkts' }),
   defaultExtension: 'cdf',
+  access: PUBLIC_ACCESS_POLICY,
 });
 
 /** Letters, digits and hyphens: what every element of a name is made of. */
@@ -57,12 +67,14 @@ export function validateMissionConfig(raw: unknown, source = 'mission config'): 
     if (!dataLevels.includes(level)) fail(`extensionByLevel names unknown data level ${JSON.stringify(level)}`);
     extensionByLevel[level] = word(ext, `extensionByLevel.${level}`);
   }
+  const access = validateAccessPolicy(o.access, fail, { instrument: instruments, data_level: dataLevels });
   return Object.freeze({
     name,
     instruments: Object.freeze(instruments),
     dataLevels: Object.freeze(dataLevels),
     extensionByLevel: Object.freeze(extensionByLevel),
     defaultExtension,
+    access,
   });
 }
 

@@ -1,3 +1,4 @@
+import { ANONYMOUS, changeAudience, type Caller } from './visibility.js';
 import type { ChangeEntry } from '../catalog/index.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -54,11 +55,19 @@ const CHUNK = 64 * 1024;
  * (its last id); the JSON array as chunks, read from the catalog CHANGES_PIECE entries at a
  * time. The first piece is read before answering, so a catalog that fails is an error answer.
  */
-export async function changesPage(ctx: ServiceContext, after: number, limit: number): Promise<{ readonly nextAfter?: number; readonly body: AsyncIterable<string> }> {
-  const first = await ctx.catalog.changes(after, Math.min(limit, CHANGES_PIECE));
+export async function changesPage(
+  ctx: ServiceContext,
+  after: number,
+  limit: number,
+  caller: Caller = ANONYMOUS,
+): Promise<{ readonly nextAfter?: number; readonly body: AsyncIterable<string> }> {
+  // A caller without a key reads the public entries only (visibility.ts): their ids still only rise.
+  const audience = changeAudience(ctx, caller);
+  const range = audience === undefined ? undefined : { audience };
+  const first = await ctx.catalog.changes(after, Math.min(limit, CHANGES_PIECE), range);
   // The last id of a full page: what the first piece shows, or the primary key beyond it.
   const nextAfter =
-    first.length < Math.min(limit, CHANGES_PIECE) ? undefined : limit <= CHANGES_PIECE ? first.at(-1)!.id : await ctx.catalog.changeIdAt(after, limit);
+    first.length < Math.min(limit, CHANGES_PIECE) ? undefined : limit <= CHANGES_PIECE ? first.at(-1)!.id : await ctx.catalog.changeIdAt(after, limit, audience);
   async function* body(): AsyncIterable<string> {
     let buffer = '[';
     let sent = 0;
@@ -75,7 +84,7 @@ export async function changesPage(ctx: ServiceContext, after: number, limit: num
       }
       const last = piece.at(-1)?.id;
       if (piece.length < CHANGES_PIECE || sent >= limit || last === undefined || (nextAfter !== undefined && last >= nextAfter)) break;
-      piece = await ctx.catalog.changes(last, Math.min(CHANGES_PIECE, limit - sent));
+      piece = await ctx.catalog.changes(last, Math.min(CHANGES_PIECE, limit - sent), range);
     }
     yield `${buffer}]`;
   }

@@ -1,3 +1,4 @@
+import { ANONYMOUS, recordAudience, type Caller } from './visibility.js';
 import { parseQueryFilter } from '../catalog/index.js';
 import { QUERY_FILTERS } from '../wire/query.js';
 import { coverageSpans } from './coverage-spans.js';
@@ -14,7 +15,7 @@ const COVERAGE_PARAMETERS: readonly string[] = QUERY_FILTERS;
  * Same filters, messages and headers as /query; spans stream out ordered by
  * instrument, data level and start date.
  */
-export function coverage(ctx: ServiceContext, pairs: Iterable<readonly [string, string]>): Envelope {
+export function coverage(ctx: ServiceContext, pairs: Iterable<readonly [string, string]>, caller: Caller = ANONYMOUS): Envelope {
   const list = [...pairs];
   const unknown = list.find(([name]) => !COVERAGE_PARAMETERS.includes(name));
   if (unknown) {
@@ -22,5 +23,5 @@ export function coverage(ctx: ServiceContext, pairs: Iterable<readonly [string, 
   }
   const parsed = parseQueryFilter(list, ctx.mission);
   if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
-  return { statusCode: 200, headers: QUERY_HEADERS, body: coverageSpans(ctx.catalog.coverage(parsed.filter)) };
+  return { statusCode: 200, headers: QUERY_HEADERS, body: coverageSpans(ctx.catalog.coverage({ ...parsed.filter, audience: recordAudience(ctx, caller) })) };
 }

@@ -4,16 +4,17 @@ import { failure, type Envelope } from './envelope.js';
 import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
-import { evidenceRefusal, servable, type WithdrawnAccess } from './servable.js';
+import { evidenceRefusal, servableTo, type WithdrawnAccess } from './servable.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
+import { ANONYMOUS, type Caller } from './visibility.js';
 
 /**
  * GET /download/{path} (docs/api.md, The three endpoints): full stored path or bare file name ->
  * 302 to a signed, followable address of the bytes. Answered at once when the catalog and
  * the store answer at once (maybe-async.ts).
  */
-export function download(ctx: ServiceContext, requestPath: string, evidence: WithdrawnAccess = {}): MaybePromise<Envelope> {
+export function download(ctx: ServiceContext, requestPath: string, evidence: WithdrawnAccess = {}, caller: Caller = ANONYMOUS): MaybePromise<Envelope> {
   const refused = evidenceRefusal(evidence);
   if (refused) return failure(refused);
   const resolved = resolveRequestPath(requestPath, ctx.mission);
@@ -29,8 +30,8 @@ export function download(ctx: ServiceContext, requestPath: string, evidence: Wit
   }
   const path = resolved.path;
   return andThen(ctx.catalog.get(path), (record) => {
-    if (record === undefined) return unrecorded(ctx, path, requestPath);
-    const verdict = servable(record, { evidence: evidence.include });
+    if (record === undefined) return unrecorded(ctx, path, requestPath, caller);
+    const verdict = servableTo(ctx, caller, record, { evidence: evidence.include }, requestPath);
     return verdict.served ? redirect(ctx, path, verdict.evidence) : failure(verdict.refusal);
   });
 }
@@ -57,19 +58,24 @@ function redirect(ctx: ServiceContext, path: string, evidence = false): MaybePro
 export const DOWNLOAD_EXPIRES_HEADER = 'X-Download-Expires';
 
 /** A path without a record: stored without one, or waiting under a staging key (S3), it is indexed on the spot. */
-function unrecorded(ctx: ServiceContext, path: string, requestPath: string): MaybePromise<Envelope> {
+function unrecorded(ctx: ServiceContext, path: string, requestPath: string, caller: Caller): MaybePromise<Envelope> {
+  const indexThenRedirect = () => indexThenServe(ctx, path, requestPath, caller);
   return andThen(ctx.store.head(path), (stored) =>
     stored
-      ? indexThenRedirect(ctx, path)
-      : andThen(ingestStagedFor(ctx, path), (state) => (state === 'stored' ? indexThenRedirect(ctx, path) : failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission))))),
+      ? indexThenRedirect()
+      : andThen(ingestStagedFor(ctx, path), (state) => (state === 'stored' ? indexThenRedirect() : failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission))))),
   );
 }
 
-async function indexThenRedirect(ctx: ServiceContext, path: string): Promise<Envelope> {
+async function indexThenServe(ctx: ServiceContext, path: string, requestPath: string, caller: Caller): Promise<Envelope> {
   // On a full disk the record waits; the bytes are served anyway.
   await ingest(ctx, path).catch((err: unknown) => {
     if (!isOutOfSpace(err)) throw err;
     ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
   });
-  return redirect(ctx, path);
+  // The record just written decides as any other (the access policy set its release date).
+  const record = await ctx.catalog.get(path);
+  if (record === undefined) return redirect(ctx, path);
+  const verdict = servableTo(ctx, caller, record, {}, requestPath);
+  return verdict.served ? redirect(ctx, path, verdict.evidence) : failure(verdict.refusal);
 }

@@ -7,6 +7,7 @@ import { pythonTupleList } from './python-tuples.js';
 import { query, type QueryRequestInfo } from './query.js';
 import type { ServiceContext } from './service-context.js';
 import { upload } from './upload.js';
+import { ANONYMOUS, type Caller } from './visibility.js';
 
 /**
  * The earlier form of the API (interface spec, end of 4.3, 7.1, 7.2): the current
@@ -21,8 +22,8 @@ export async function uploadEarlierForm(ctx: ServiceContext, requestPath: string
 }
 
 /** GET /v0/download/{path-or-name}: a 400 says the value is not an object-store URI. */
-export async function downloadEarlierForm(ctx: ServiceContext, requestPath: string): Promise<Envelope> {
-  const envelope = await download(ctx, requestPath);
+export async function downloadEarlierForm(ctx: ServiceContext, requestPath: string, caller: Caller = ANONYMOUS): Promise<Envelope> {
+  const envelope = await download(ctx, requestPath, {}, caller);
   return envelope.statusCode === 400 ? failure(NOT_OBJECT_STORE_URI.create(requestPath, String(envelope.body))) : envelope;
 }
 
@@ -36,7 +37,7 @@ export async function queryEarlierForm(
   pairs: Iterable<readonly [string, string]>,
   info: QueryRequestInfo = {},
 ): Promise<Envelope> {
-  const envelope = await query(ctx, pairs, { url: info.url });
+  const envelope = await query(ctx, pairs, { url: info.url, caller: info.caller ?? ANONYMOUS });
   const { body } = envelope;
   if (envelope.statusCode !== 200 || !isRecordStream(body)) return envelope;
   if (!envelope.headers?.['Content-Type']?.startsWith('application/json')) {

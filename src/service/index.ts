@@ -23,5 +23,7 @@ export * from './audit.js';
 export * from './changes.js';
 export * from './withdraw.js';
 export * from './purge.js';
+export * from './visibility.js';
+export * from './release-publisher.js';
 export * from './servable.js';
 export * from './recorded-name.js';

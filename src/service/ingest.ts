@@ -1,5 +1,5 @@
 import { recordFor, type FileRecord } from '../catalog/index.js';
-import { resolveRequestPath } from '../mission/index.js';
+import { accessPolicyOf, releaseDateAtIngest, resolveRequestPath } from '../mission/index.js';
 import type { ObjectDigest } from '../store/index.js';
 import { ingestionStamp } from '../wire/instant.js';
 import type { ServiceContext } from './service-context.js';
@@ -43,7 +43,11 @@ export async function recordToIngest(ctx: ServiceContext, key: string, digest?: 
   // store's note beside the file), so whoever indexes them, and a catalog rebuilt from the
   // store, records the same ones.
   uploader ??= digested.uploader;
-  return recordFor(resolved.name, { ingestion_date: digested.ingestionDate ?? ingestionStamp(), size, sha256, uploader });
+  const ingestion_date = digested.ingestionDate ?? ingestionStamp();
+  // The mission's access policy decides here, once, for every path that indexes (docs/api.md "Who sees what").
+  const { instrument, dataLevel: data_level, descriptor, extension } = resolved.name;
+  const release_date = releaseDateAtIngest(accessPolicyOf(ctx.mission), { instrument, data_level, descriptor, extension }, ingestion_date);
+  return recordFor(resolved.name, { ingestion_date, size, sha256, uploader, release_date });
 }
 
 /**

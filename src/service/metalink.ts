@@ -1,8 +1,9 @@
 import type { FileRecord } from '../catalog/index.js';
 import { pagesOf } from '../catalog/record-pages.js';
 import { TextStream } from './envelope.js';
-import { servable } from './servable.js';
+import { servableTo } from './servable.js';
 import type { ServiceContext } from './service-context.js';
+import type { Caller } from './visibility.js';
 
 /** Media type of a Metalink 4 document (RFC 5854, section 7). */
 export const METALINK_TYPE = 'application/metalink4+xml';
@@ -17,7 +18,7 @@ export const METALINK_FILE_NAME = 'sdc-files.meta4';
  * valid `ctx.downloadTtl` seconds. Undefined when nothing matches: a Metalink lists at least
  * one file. The first page is read here, to know that; the rest streams as it arrives.
  */
-export async function metalinkDocument(ctx: ServiceContext, records: AsyncIterable<FileRecord>): Promise<TextStream | undefined> {
+export async function metalinkDocument(ctx: ServiceContext, records: AsyncIterable<FileRecord>, caller: Caller): Promise<TextStream | undefined> {
   const pages = pagesOf(records)[Symbol.asyncIterator]();
   let first: readonly FileRecord[] = [];
   while (first.length === 0) {
@@ -38,8 +39,9 @@ export async function metalinkDocument(ctx: ServiceContext, records: AsyncIterab
     for (let page = first; ; ) {
       let text = '';
       for (const record of page) {
-        // Only what /download would serve (servable.ts): a damaged file is named in a comment (no `--` in it), with its code.
-        const verdict = servable(record);
+        // Only what /download would serve this caller (servable.ts): a damaged or not yet released
+        // file is named in a comment (no `--` in it), with its code.
+        const verdict = servableTo(ctx, caller, record);
         if (!verdict.served) {
           text += `<!-- not served, ${verdict.refusal.code}: ${record.file_path.replace(/-(?=-)/g, '- ')} -->\n`;
           continue;

@@ -5,6 +5,7 @@ import { failure, QUERY_HEADERS, type Envelope } from './envelope.js';
 import { METALINK_FILE_NAME, metalinkDocument } from './metalink.js';
 import { MEDIA_TYPES } from './record-formats.js';
 import type { ServiceContext } from './service-context.js';
+import { ANONYMOUS, recordAudience, type Caller } from './visibility.js';
 
 /** What the transport knows of the request beyond its parameters. */
 export interface QueryRequestInfo {
@@ -12,6 +13,8 @@ export interface QueryRequestInfo {
   readonly accept?: string;
   /** The request's address (absolute under the public URL, or path-relative), to build the `Link` to the next page. */
   readonly url?: string;
+  /** Who asks (visibility.ts): a caller without a key sees released files only. */
+  readonly caller?: Caller;
 }
 
 /**
@@ -28,7 +31,9 @@ export async function query(
 ): Promise<Envelope> {
   const parsed = parseQueryFilter(pairs, ctx.mission);
   if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
-  const { filter, options } = parsed;
+  const { options } = parsed;
+  const caller = info.caller ?? ANONYMOUS;
+  const filter = { ...parsed.filter, audience: recordAudience(ctx, caller) };
   const format = parsed.format ?? formatFromAccept(info.accept);
   // A Metalink hands out signed addresses, which need no key: withdrawn files are never in one
   // (their bytes are for curators only: docs/api.md "Withdrawn files").
@@ -41,7 +46,7 @@ export async function query(
   const answer = (records: AsyncIterable<FileRecord>): Envelope | Promise<Envelope> =>
     format !== 'metalink'
       ? { statusCode: 200, headers, body: records }
-      : metalinkDocument(ctx, records).then((document) =>
+      : metalinkDocument(ctx, records, caller).then((document) =>
           document ? { statusCode: 200, headers, body: document } : failure(NOTHING_TO_LIST.create(), QUERY_HEADERS),
         );
   if (options.limit === undefined) return answer(ctx.catalog.query(filter, options));

@@ -1,5 +1,8 @@
 import { fixityFailed, type FileRecord } from '../catalog/index.js';
-import { FILE_WITHDRAWN, FIXITY_FAILED, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
+import { FILE_NOT_FOUND, FILE_WITHDRAWN, FIXITY_FAILED, NOT_RELEASED, raise, WITHDRAWN_NEEDS_CURATOR, type ServerError } from '../errors/index.js';
+import { exampleStoredPath } from '../mission/index.js';
+import type { ServiceContext } from './service-context.js';
+import { byteAccess, type Caller } from './visibility.js';
 import { escapeControlCharacters } from '../wire/control-characters.js';
 
 /**
@@ -15,9 +18,23 @@ export interface ServeAsk {
 export type ServeVerdict = { readonly served: true; readonly evidence: boolean } | { readonly served: false; readonly refusal: ServerError };
 
 /**
- * May this record's bytes be served, and if not, why: the one decision of every byte path
- * (`/download`, the local store's signed GET and HEAD, Metalink; Lambda goes through the same
- * app). In this order (docs/api.md "Which answer a download gets"):
+ * May this caller have this record's bytes, and if not, why: the one decision of every byte path
+ * (`/download` and `/v0/download`, the local store's signed GET and HEAD, Metalink; Lambda goes
+ * through the same app). First who sees what (visibility.ts, docs/api.md "Who sees what"): a
+ * file hidden from the caller answers 404 exactly as a name never stored (`requestPath`: the
+ * name as asked), a public record whose bytes are not released yet 403 SDC_NOT_RELEASED; then
+ * the record's own standing (servable).
+ */
+export function servableTo(ctx: ServiceContext, caller: Caller, record: FileRecord, ask: ServeAsk = {}, requestPath = record.file_path): ServeVerdict {
+  const access = byteAccess(ctx, caller, record);
+  if (access === 'hidden') return { served: false, refusal: FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)) };
+  if (access === 'not_released') return { served: false, refusal: NOT_RELEASED.create(record.file_path, record.release_date) };
+  return servable(record, ask);
+}
+
+/**
+ * The record's own standing, once the caller may see the file (servableTo: byte paths call
+ * that). In this order (docs/api.md "Which answer a download gets"):
  *
  * 1. withdrawn, and not asked as evidence: 410 (gone on purpose, for good: the stronger fact,
  *    whatever an audit found of the bytes kept);

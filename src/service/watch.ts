@@ -1,3 +1,4 @@
+import { ANONYMOUS, changeAudience, type Caller } from './visibility.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeCursor, parseQueryFilter, type ChangeKind, type QueryFilter, type QuerySort } from '../catalog/index.js';
 import { ANSWER_PARAMETERS } from '../wire/query.js';
@@ -96,7 +97,10 @@ export async function* watch(
   after: number,
   signal: AbortSignal,
   timing: { pollMs?: number } = {},
+  caller: Caller = ANONYMOUS,
 ): AsyncIterable<FeedEvent> {
+  // A caller without a key follows the public entries only (visibility.ts).
+  const audience = changeAudience(ctx, caller);
   const pollMs = timing.pollMs ?? FEED_POLL_MS;
   // The feed tells every change of a matching file, its withdrawal included, whatever the file's
   // status now; `status=withdrawn` narrows it to withdrawn files (docs/api.md "The change log").
@@ -113,7 +117,7 @@ export async function* watch(
       if (caughtUp && after < last) progress.behindSince ??= Date.now();
       while (after < last && !signal.aborted) {
         const until = Math.min(last, after + FEED_WINDOW);
-        const entries = await ctx.catalog.changes(after, FEED_PAGE, { filter: entriesOf, until });
+        const entries = await ctx.catalog.changes(after, FEED_PAGE, { filter: entriesOf, until, ...(audience ? { audience } : {}) });
         for (const entry of entries) {
           if (signal.aborted) return;
           yield { id: entry.id, change: entry.change, record: entry.record };

@@ -150,6 +150,12 @@ export const QUERY_PARAMETERS = {
     examples: ['archived', 'withdrawn', 'any'],
     cli: { flag: '--status <status>', help: 'archived (the default), withdrawn (only withdrawn files, with their tombstones) or any' },
   },
+  released: {
+    role: 'filter',
+    kind: 'boolean',
+    spec: false,
+    description: 'true: only files whose release date has passed; false: only team-only files (docs/api.md "Who sees what"). A caller without a key sees released files only.',
+  },
   limit: {
     role: 'answer',
     kind: 'page-size',

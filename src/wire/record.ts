@@ -43,6 +43,8 @@ export const RECORD_FIELD_INFO = {
   superseded_by: { type: 'string', spec: false, always: false, description: 'Stored path of the file that replaces a withdrawn one, when it has one.', tombstone: 'optional' },
   verified_date: { type: 'string', spec: false, always: false, description: 'When a fixity audit last re-read the stored bytes, ISO-8601 UTC; absent until the first audit (docs/deploy.md "Fixity audits").' },
   fixity: { type: 'string', spec: false, always: false, description: 'What that audit found: `ok`, `mismatch` (the bytes no longer match size and SHA-256) or `missing`.' },
+  release_date: { type: 'string', spec: false, always: false, description: 'When the file became, or becomes, public, ISO-8601 UTC (docs/api.md "Who sees what"); absent while a team-only file has no date.' },
+  release: { type: 'integer', spec: false, always: false, description: 'The number of the release that published the file, when one did (docs/api.md "Releases").' },
 } as const satisfies Readonly<Record<string, FieldInfo>>;
 
 type Info = typeof RECORD_FIELD_INFO;

@@ -8,6 +8,7 @@ import { describeCatalogFilters } from './catalog-filter-contract.js';
 import { describeCatalogModel } from './catalog-model-contract.js';
 import { describeKeptAtIngest } from './catalog-kept-at-ingest-contract.js';
 import { describeCatalogWithdraw } from './catalog-withdraw-contract.js';
+import { describeCatalogVisibility } from './catalog-visibility-contract.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 import { describeKeyStore } from './key-store-contract.js';
 import { describeNameLeases } from './name-leases-contract.js';
@@ -226,6 +227,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   describeCatalogCoverage(name, make);
   describeKeptAtIngest(name, make);
   describeCatalogWithdraw(name, make);
+  describeCatalogVisibility(name, make);
   describeKeyStore(name, make);
   describeNameLeases(name, make);
   describeAuditQueue(name, make);

@@ -5,6 +5,28 @@
  * A migration after 0011 adds its own undo here, ahead of these.
  */
 export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
+  return [...undo0012(engine), ...undo0011(engine)];
+}
+
+/** Migration 0012 (who sees what): its columns and indexes; SQLite's files_search as 0011 made it. */
+function undo0012(engine: 'sqlite' | 'postgres'): string[] {
+  return [
+    'DROP INDEX changes_audience',
+    'DROP INDEX files_release_pending',
+    ...(engine === 'sqlite'
+      ? [
+          'DROP INDEX files_search',
+          'CREATE INDEX files_search ON files (instrument, data_level, start_date, descriptor, version, file_path, end_date, extension, ingestion_date, size, sha256, uploader, ' +
+            'status, withdrawn_date, withdrawn_reason, withdrawn_by, superseded_by, verified_date, fixity)',
+        ]
+      : ['DROP INDEX files_release_date']),
+    ...['release_date', 'release', 'release_logged'].map((column) => `ALTER TABLE files DROP COLUMN ${column}`),
+    'ALTER TABLE changes DROP COLUMN audience',
+    "DELETE FROM kysely_migration WHERE name = '0012-access'",
+  ];
+}
+
+function undo0011(engine: 'sqlite' | 'postgres'): string[] {
   return [
     'DROP TABLE changes',
     'DROP INDEX files_withdrawn',

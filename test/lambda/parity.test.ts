@@ -386,6 +386,15 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
     ]);
   });
 
+  it('answers the sign-in routes alike (docs/trust.md "Signed-in callers")', async () => {
+    await expectParity([
+      ...both('GET', '/auth/config'),
+      ...both('GET', '/auth/whoami'),
+      { method: 'POST', url: '/auth/config' },
+      { method: 'POST', url: '/auth/whoami' },
+    ]);
+  });
+
   it('says at once, on Lambda, that the live feed is not served there and what to poll instead', async () => {
     for (const event of [v1({ method: 'GET', url: '/events?instrument=swe' }), v2({ method: 'GET', url: '/events' })]) {
       const answer = await viaLambda(event);

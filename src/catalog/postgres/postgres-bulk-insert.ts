@@ -4,7 +4,7 @@ import type { FileRecord } from '../file-record.js';
 import { RECORD_COLUMN_LIST, RECORD_COLUMNS } from '../record-columns.js';
 import { analyzeAfterLoad } from './postgres-bulk-load.js';
 import { named } from './postgres-statements.js';
-import type { NewChange } from '../change-log.js';
+import { createdAudience, type NewChange } from '../change-log.js';
 import { postgresPostWrite } from './postgres-post-write.js';
 import { postgresJsonRecord } from './postgres-json-record.js';
 
@@ -40,7 +40,8 @@ export async function insertManyUnnest(pool: pg.Pool, records: readonly FileReco
       const columns = RECORD_COLUMNS.map((c) => chunk.map((r) => r[c.field] ?? null));
       const result = await client.query(named(INSERT_UNNEST, columns));
       inserted += result.rowCount ?? 0;
-      for (const row of result.rows as string[][]) created.push({ change: 'created', file_path: row[0]!, record: row[1]! });
+      const ofPath = new Map(chunk.map((r) => [r.file_path, r]));
+      for (const row of result.rows as string[][]) created.push({ change: 'created', file_path: row[0]!, record: row[1]!, audience: createdAudience(ofPath.get(row[0]!)!) });
     }
     // The post-write step, last: its change-log append takes the log's lock (post-write.ts).
     if (inserted > 0) for (const { text, params } of postgresPostWrite(sorted, created)) await client.query(text, [...params]);

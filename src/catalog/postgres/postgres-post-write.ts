@@ -1,4 +1,4 @@
-import { changeTime, POSTGRES_CHANGE_LOCK_SQL, type NewChange } from '../change-log.js';
+import { changeTime, createdAudienceOfJson, POSTGRES_CHANGE_LOCK_SQL, type NewChange } from '../change-log.js';
 import type { Refresh, SqlStatement } from '../post-write.js';
 import { POSTGRES_REFRESH_ALL_SQL, postgresRefreshSql, productArrays } from '../product-refresh.js';
 
@@ -8,12 +8,13 @@ import { POSTGRES_REFRESH_ALL_SQL, postgresRefreshSql, productArrays } from '../
  */
 export const LOADED_CHANGES = 'pg_temp.sdc_changes_load';
 
-/** Entries from arrays of kinds, paths and record texts, in their order (WITH ORDINALITY keeps it for the ids). */
-const APPEND_ROWS = `INSERT INTO changes (time, change, file_path, record)
-  SELECT $1, e.change, e.file_path, e.record FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS e(change, file_path, record, n) ORDER BY e.n`;
+/** Entries from arrays of kinds, paths, record texts and audiences, in their order (WITH ORDINALITY keeps it for the ids). */
+const APPEND_ROWS = `INSERT INTO changes (time, change, file_path, record, audience)
+  SELECT $1, e.change, e.file_path, e.record, e.audience FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(change, file_path, record, audience, n) ORDER BY e.n`;
 
 /** The bulk load's 'created' entries, in the order they were loaded; parameter: the time. */
-const APPEND_LOADED = `INSERT INTO changes (time, change, file_path, record) SELECT $1, 'created', file_path, record FROM ${LOADED_CHANGES} ORDER BY n`;
+const APPEND_LOADED = `INSERT INTO changes (time, change, file_path, record, audience)
+  SELECT $1, 'created', file_path, record, ${createdAudienceOfJson('record')} FROM ${LOADED_CHANGES} ORDER BY n`;
 
 /**
  * PostgreSQL's post-write step (post-write.ts): the products' refresh (its day locks first),
@@ -32,6 +33,6 @@ export function postgresPostWrite(refresh: Refresh, changes: readonly NewChange[
   if (changes !== 'loaded' && changes.length === 0) return out;
   out.push({ text: POSTGRES_CHANGE_LOCK_SQL, params: [] });
   if (changes === 'loaded') out.push({ text: APPEND_LOADED, params: [changeTime()] });
-  else out.push({ text: APPEND_ROWS, params: [changeTime(), changes.map((c) => c.change), changes.map((c) => c.file_path), changes.map((c) => c.record)] });
+  else out.push({ text: APPEND_ROWS, params: [changeTime(), changes.map((c) => c.change), changes.map((c) => c.file_path), changes.map((c) => c.record), changes.map((c) => c.audience)] });
   return out;
 }

@@ -7,8 +7,8 @@ import { sqliteJsonRecord } from './sqlite-json-record.js';
 /** The 'created' entries of the rows past a rowid (change-log.ts); parameters: time, that rowid. */
 const APPEND_CREATED_SINCE = sqliteCreatedSinceSql(sqliteJsonRecord());
 
-/** One entry; parameters: time, change, file_path, record. */
-const APPEND_ONE = 'INSERT INTO changes (time, change, file_path, record) VALUES (?, ?, ?, ?)';
+/** One entry; parameters: time, change, file_path, record, audience. */
+const APPEND_ONE = 'INSERT INTO changes (time, change, file_path, record, audience) VALUES (?, ?, ?, ?, ?)';
 
 /**
  * SQLite's post-write step (post-write.ts): the products' refresh, then the change log's entries
@@ -19,7 +19,7 @@ export function sqlitePostWrite(refresh: Refresh, changes: readonly NewChange[] 
   const out: SqlStatement[] = refresh === 'all' ? REFRESH_ALL_SQL.map((text) => ({ text, params: [] })) : refreshStatements(distinctProducts(refresh));
   const time = changeTime();
   if ('sinceRowid' in changes) out.push({ text: APPEND_CREATED_SINCE, params: [time, changes.sinceRowid] });
-  else for (const c of changes) out.push({ text: APPEND_ONE, params: [time, c.change, c.file_path, c.record] });
+  else for (const c of changes) out.push({ text: APPEND_ONE, params: [time, c.change, c.file_path, c.record, c.audience] });
   return out;
 }
 

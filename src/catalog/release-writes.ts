@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import { newChange, type NewChange } from './change-log.js';
+import type { FileRecord } from './file-record.js';
+import { RECORD_COLUMNS, recordOfRow } from './record-columns.js';
+import type { CatalogDatabase } from './schema.js';
+
+/*
+ * Writes that change who sees a file (docs/api.md "Who sees what", "Releases"): a release sets
+ * its files' release date, and the 'released' change of each team file whose date has come is
+ * logged once, by whichever instance gets there first. Run inside a SqlCatalog transaction.
+ */
+
+const RECORD_COLUMN_NAMES = RECORD_COLUMNS.map((c) => c.field);
+
+/** 'released' entries written per transaction by the background step. */
+export const ANNOUNCE_BATCH = 500;
+
+/**
+ * Gives `paths` the release date `releaseDate` (and `release`, its number) where they were not
+ * public earlier: a file already public keeps its date and number. Answers how many changed.
+ */
+export async function setReleaseDate(trx: Kysely<CatalogDatabase>, paths: readonly string[], releaseDate: string, release?: number): Promise<number> {
+  let changed = 0;
+  for (let i = 0; i < paths.length; i += 500) {
+    const result = await trx
+      .updateTable('files')
+      .set({ release_date: releaseDate, release: release ?? null, release_logged: null })
+      .where('file_path', 'in', paths.slice(i, i + 500))
+      .where((eb) => eb.or([eb('release_date', 'is', null), eb('release_date', '>', releaseDate)]))
+      .executeTakeFirst();
+    changed += Number(result.numUpdatedRows);
+  }
+  return changed;
+}
+
+/**
+ * Logs the 'released' change of team files whose release date has passed (`now`), at most
+ * ANNOUNCE_BATCH: a file that was public from its ingestion (its date is its ingestion date)
+ * has its 'created' entry public already. The UPDATE marks each row once: of two instances
+ * running this at once, PostgreSQL's row locks let one mark a row, and SQLite writes one at a
+ * time, so each file's entry is written once. Answers the entries, for the caller's post-write
+ * step (post-write.ts) to append as its transaction's last statements.
+ */
+export async function announceDue(trx: Kysely<CatalogDatabase>, now: string): Promise<NewChange[]> {
+  const due = trx
+    .selectFrom('files')
+    .select('file_path')
+    .where('release_logged', 'is', null)
+    .where('release_date', '<=', now)
+    .whereRef('release_date', '>', 'ingestion_date')
+    .orderBy('release_date')
+    .limit(ANNOUNCE_BATCH);
+  const rows = await trx
+    .updateTable('files')
+    .set({ release_logged: 1 })
+    .where('file_path', 'in', due)
+    .where('release_logged', 'is', null)
+    .returning(RECORD_COLUMN_NAMES)
+    .execute();
+  const records: FileRecord[] = rows
+    .map((row) => recordOfRow(RECORD_COLUMN_NAMES.map((name) => (row as Record<string, unknown>)[name])))
+    .sort((a, b) => (a.release_date! < b.release_date! ? -1 : a.release_date! > b.release_date! ? 1 : a.file_path < b.file_path ? -1 : 1));
+  return records.map((record) => newChange('released', record, 'public'));
+}

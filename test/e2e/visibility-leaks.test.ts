@@ -1,0 +1,155 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMAP_MISSION } from '../../src/mission/index.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/*
+ * The leak suite (docs/api.md "Who sees what"): every read path × {no key, reader, uploader,
+ * curator} × {embargoedMetadata hidden, public}. The mission holds l1a for the team; one product
+ * has a public v00-01 and a team-only v00-02 (so version=latest for the public is v00-01).
+ */
+const PUBLIC_V1 = 'imap/swe/l1b/2024/01/imap_swe_l1b_sci_20240105_20240105_v00-01.cdf';
+const TEAM_V2 = 'imap/swe/l1b/2024/01/imap_swe_l1b_sci_20240105_20240105_v00-02.cdf';
+const TEAM = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
+const ABSENT = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240107_20240107_v00-01.cdf';
+const name = (path: string) => path.split('/').at(-1)!;
+
+type Who = 'none' | 'reader' | 'uploader' | 'curator';
+const WHO: readonly Who[] = ['none', 'reader', 'uploader', 'curator'];
+
+for (const metadata of ['hidden', 'public'] as const) {
+  describe(`who sees what, embargoedMetadata ${metadata}`, () => {
+    let server: TestServer;
+    let dir: string;
+    const keys: Partial<Record<Who, string>> = {};
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'sdc-policy-'));
+      const mission = {
+        ...IMAP_MISSION,
+        access: {
+          default: 'public',
+          rules: [
+            { match: { data_level: ['l1a'] }, access: 'team' },
+            { match: { data_level: ['l1b'], descriptor: ['sci'] }, access: 'team' },
+          ],
+          embargoedMetadata: metadata,
+        },
+      };
+      await writeFile(join(dir, 'mission.json'), JSON.stringify(mission));
+      server = await startTestServer({ missionConfig: join(dir, 'mission.json') });
+      for (const role of ['reader', 'uploader', 'curator'] as const) keys[role] = (await server.ctx.catalog.keys().create(`k-${role}`, role)).key;
+      const put = async (path: string) => {
+        const address = (await (await fetch(`${server.url}/upload/${path}`, { headers: { 'X-API-Key': keys.uploader! } })).json()) as string;
+        expect((await fetch(address, { method: 'PUT', body: path, headers: { 'Content-Type': '' } })).status).toBe(200);
+      };
+      // v00-01 is indexed with a team rule, then made public as a release would (its date set now).
+      await put(PUBLIC_V1);
+      await put(TEAM_V2);
+      await put(TEAM);
+      await server.ctx.catalog.publish([PUBLIC_V1], new Date().toISOString());
+    });
+    afterAll(async () => {
+      await server?.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    const get = (who: Who, target: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${target}`, { redirect: 'manual', ...init, headers: { ...(who === 'none' ? {} : { 'X-API-Key': keys[who]! }), ...(init.headers as object) } });
+    const sees = (who: Who) => who !== 'none' || metadata === 'public';
+
+    for (const who of WHO) {
+      it(`${who}: /query in JSON, CSV, NDJSON, Metalink and pages (X-Total-Count)`, async () => {
+        const json = (await (await get(who, '/query?instrument=swe')).json()) as { file_path: string }[];
+        const expected = sees(who) ? [TEAM, PUBLIC_V1, TEAM_V2] : [PUBLIC_V1];
+        expect(json.map((r) => r.file_path)).toEqual(expected);
+        const csv = await (await get(who, '/query?instrument=swe&format=csv')).text();
+        expect(csv.includes(name(TEAM))).toBe(sees(who));
+        const ndjson = await (await get(who, '/query?instrument=swe&format=ndjson')).text();
+        expect(ndjson.includes(name(TEAM_V2))).toBe(sees(who));
+        const metalink = await (await get(who, '/query?instrument=swe&format=metalink')).text();
+        expect(metalink.includes(name(TEAM))).toBe(sees(who));
+        expect(metalink).toContain(name(PUBLIC_V1));
+        // A Metalink hands out signed addresses: never one for bytes the caller may not have (servable.ts).
+        expect(metalink.includes(`<file name="${TEAM}"`)).toBe(who !== 'none');
+        if (who === 'none' && metadata === 'public') expect(metalink).toContain(`<!-- not served, SDC_NOT_RELEASED: ${TEAM} -->`);
+        const page = await get(who, '/query?instrument=swe&limit=1');
+        expect(page.headers.get('x-total-count')).toBe(String(expected.length));
+      });
+
+      it(`${who}: version=latest is the latest version the caller may see; released= filters`, async () => {
+        const latest = (await (await get(who, '/query?data_level=l1b&version=latest')).json()) as { file_path: string }[];
+        expect(latest.map((r) => r.file_path)).toEqual([sees(who) ? TEAM_V2 : PUBLIC_V1]);
+        const released = (await (await get(who, '/query?instrument=swe&released=true')).json()) as { file_path: string }[];
+        expect(released.map((r) => r.file_path)).toEqual([PUBLIC_V1]);
+        const held = (await (await get(who, '/query?instrument=swe&released=false')).json()) as { file_path: string }[];
+        expect(held.map((r) => r.file_path)).toEqual(sees(who) ? [TEAM, TEAM_V2] : []);
+      });
+
+      it(`${who}: /coverage counts only what the caller may see`, async () => {
+        const spans = (await (await get(who, '/coverage?instrument=swe')).json()) as { data_level: string; files: number }[];
+        const files = spans.reduce((sum, s) => sum + s.files, 0);
+        expect(files).toBe(sees(who) ? 3 : 1);
+      });
+
+      it(`${who}: /changes shows a team file's creation only to key holders`, async () => {
+        const entries = (await (await get(who, '/changes?after=0')).json()) as { id: number; change: string; file_path: string }[];
+        const paths = entries.filter((e) => e.change === 'created').map((e) => e.file_path);
+        // The log tells a team file's creation to key holders only, whatever the metadata setting.
+        if (who === 'none') expect(paths).toEqual([]);
+        else expect(paths).toEqual([PUBLIC_V1, TEAM_V2, TEAM]);
+        // ...and to everyone, as 'released', once the file is public: after every id of the creations.
+        const released = entries.filter((e) => e.change === 'released');
+        expect(released.map((e) => e.file_path)).toEqual([PUBLIC_V1]);
+        expect(released[0]!.id).toBeGreaterThan(Math.max(...entries.filter((e) => e.change === 'created').map((e) => e.id), 0));
+        // Page fullness counts the caller's entries: a page of 1 names the next id the caller reads.
+        const one = await get(who, '/changes?after=0&limit=1');
+        const [first] = (await one.json()) as { id: number }[];
+        if (first) expect(one.headers.get('x-next-after')).toBe(String(first.id));
+      });
+
+      it(`${who}: /v0/query`, async () => {
+        const text = await (await get(who, '/v0/query?instrument=swe')).text();
+        expect(text.includes('l1a')).toBe(sees(who));
+      });
+
+      it(`${who}: /download and /v0/download`, async () => {
+        const absent = await get(who, `/download/${ABSENT}`);
+        const absentBody = await absent.text();
+        for (const target of [`/download/${TEAM}`, `/download/${name(TEAM)}`]) {
+          const res = await get(who, target.replace(name(TEAM), name(TEAM)));
+          if (who !== 'none') {
+            expect(res.status).toBe(302);
+          } else if (metadata === 'hidden') {
+            expect(res.status).toBe(404);
+            expect(res.headers.get('x-error-code')).toBe(absent.headers.get('x-error-code'));
+            expect(await res.text()).toBe(absentBody.replace(ABSENT, target.slice('/download/'.length)));
+          } else {
+            expect(res.status).toBe(403);
+            expect(res.headers.get('x-error-code')).toBe('SDC_NOT_RELEASED');
+            expect(await res.text()).toMatch(/not a part of a public release yet: no release date is set/);
+          }
+        }
+        expect((await get(who, `/download/${PUBLIC_V1}`)).status).toBe(302);
+        expect((await get(who, `/v0/download/${TEAM}`)).status).toBe(who !== 'none' ? 302 : metadata === 'hidden' ? 404 : 403);
+      });
+    }
+
+    it('a hidden file answers as fast as an absent name (within noise)', async () => {
+      const time = async (path: string) => {
+        const t0 = performance.now();
+        await (await get('none', `/download/${path}`)).text();
+        return performance.now() - t0;
+      };
+      const hidden: number[] = [];
+      const absent: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        hidden.push(await time(TEAM));
+        absent.push(await time(ABSENT));
+      }
+      const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
+      expect(median(hidden)).toBeLessThanOrEqual(median(absent) * 1.5 + 2);
+    });
+  });
+}
