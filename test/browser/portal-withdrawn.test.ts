@@ -39,7 +39,7 @@ describeInBrowser('portal: withdrawn files', (viewport, browser) => {
   it('leaves withdrawn files out by default, shows them struck through with reason, date and replacement on asking, and keeps that in the address', async () => {
     const { page, problems, close } = await openPage(browser(), viewport);
     await page.goto(`${server().url}/?instrument=mag&page=1`);
-    await expect.poll(() => page.locator(fileRows).count()).toBe(2);
+    await expect.poll(() => page.locator(fileRows).count(), { timeout: 10_000 }).toBe(2);
     expect(await page.locator('#results .badge-withdrawn').count()).toBe(0);
     expect(await page.locator('#metalink-link').textContent()).toBe('Download these 2 files');
     expect(await page.locator('#withdrawn-left-out').isVisible()).toBe(false);
