@@ -61,7 +61,7 @@ describe('operator commands say where they act and never create a catalog unaske
 
     const refused = await runCli(['keys', 'create', 'ops', '--role', 'root', '--home', home], { cwd: elsewhere });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('--role expects one of uploader, curator, got "root"');
+    expect(refused.stderr).toContain('--role expects one of uploader, curator, reader, got "root"');
 
     const seeded = await runCli(['seed', '--count', '5', '--catalog', `sqlite:${catalog}`], { cwd: elsewhere });
     expect(seeded.code).toBe(0);
