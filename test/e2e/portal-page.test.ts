@@ -38,7 +38,7 @@ describe('the portal page and its assets', () => {
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
       const html = await res.text();
-      expect(pageMission(html)).toEqual({ name: 'demo', instruments: ['cam', 'spec'], dataLevels: ['raw', 'l1'], extensionByLevel: { raw: 'bin' }, defaultExtension: 'cdf' });
+      expect(pageMission(html)).toEqual({ name: 'demo', instruments: ['cam', 'spec'], dataLevels: ['raw', 'l1'], extensionByLevel: { raw: 'bin' }, defaultExtension: 'cdf', access: { default: 'public', embargoedMetadata: 'hidden', rules: [] } });
       expect(html).toContain('<script type="module" src="/assets/portal.js">');
     }
   });
