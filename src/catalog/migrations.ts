@@ -186,17 +186,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('changes_file_path').on('changes').columns(['file_path', 'id']).execute();
         if (dialect.engine === 'sqlite') {
-          await db.schema.dropIndex('files_search').execute();
-          await db.schema
-            .createIndex('files_search')
-            .on('files')
-            .columns([
-              'instrument', 'data_level', 'start_date', 'descriptor', 'version', 'file_path', 'end_date', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader',
-              'status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity',
-            ])
-            .execute();
-          const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
-          if (rows.length > 0) await sql`analyze files_search`.execute(db);
+          await rebuildSqliteSearchIndex(db, ['status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity']);
         }
         await db.schema.createIndex('files_withdrawn').on('files').columns(['file_path']).where(sql.ref('status'), '=', 'withdrawn').execute();
         await db.schema.createIndex('files_fixity_failed').on('files').columns(['file_path']).where(sql.ref('fixity'), 'in', ['mismatch', 'missing']).execute();
@@ -225,17 +215,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
           .where(sql.ref('release_logged'), 'is', null)
           .execute();
         if (dialect.engine === 'sqlite') {
-          await db.schema.dropIndex('files_search').execute();
-          await db.schema
-            .createIndex('files_search')
-            .on('files')
-            .columns([
-              'instrument', 'data_level', 'start_date', 'descriptor', 'version', 'file_path', 'end_date', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader',
-              'status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity', 'release_date', 'release',
-            ])
-            .execute();
-          const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
-          if (rows.length > 0) await sql`analyze files_search`.execute(db);
+          await rebuildSqliteSearchIndex(db, ['status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity', 'release_date', 'release']);
         } else {
           await db.schema.createIndex('files_release_date').on('files').columns(['release_date', 'file_path']).execute();
         }
@@ -268,4 +248,15 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDiale
   }
   // The migrations this call applied, in order (none when the schema was up to date).
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The columns SQLite's covering index `files_search` has held since 0007; later migrations append theirs. */
+const SEARCH_INDEX_BASE = ['instrument', 'data_level', 'start_date', 'descriptor', 'version', 'file_path', 'end_date', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader'];
+
+/** Makes SQLite's covering index again with `extra` columns after the base ones, and its statistics if the catalog keeps them. */
+async function rebuildSqliteSearchIndex(db: Kysely<unknown>, extra: readonly string[]): Promise<void> {
+  await db.schema.dropIndex('files_search').execute();
+  await db.schema.createIndex('files_search').on('files').columns([...SEARCH_INDEX_BASE, ...extra]).execute();
+  const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
+  if (rows.length > 0) await sql`analyze files_search`.execute(db);
 }
