@@ -13,6 +13,9 @@ export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test
     // Hooks start Ceph clusters (startRgw: 1-2 s idle, tens of seconds on 2 loaded cores), nginx and
     // servers: bounded, but never by the 30 s a test gets. A hook that needs longer passes its own.
     hookTimeout: 120_000,
+    // expect.poll waits for what a loaded machine does later (a page's first search, a sweep):
+    // vitest's default 1 s failed tests in CI that passed alone; 10 s bounds a real failure still.
+    expect: { poll: { timeout: 10_000 } },
     // Files run in parallel workers; each test starts its own server on port 0 and its own SDC_HOME.
     pool: 'forks',
     // vitest's default (cores - 1) is one worker on 2 cores: every file in turn, while most of them

@@ -100,7 +100,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`catalog commands when their backends are te
 
     const again = await sdc(['migrate', '--catalog', schema.url]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/applied 4 migration\(s\)[\s\S]*0008-latest-flag-and-coverage-days[\s\S]*0009-api-key-generations[\s\S]*0010-api-key-roles[\s\S]*0011-lifecycle/);
+    expect(again.stdout).toMatch(/applied 5 migration\(s\)[\s\S]*0008-latest-flag-and-coverage-days[\s\S]*0009-api-key-generations[\s\S]*0010-api-key-roles[\s\S]*0011-lifecycle[\s\S]*0012-access/);
     rows['sdc migrate, next run'] = again.stdout.split('\n')[0]!.replace(/ to .*/, '');
   });
 

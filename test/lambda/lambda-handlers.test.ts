@@ -184,7 +184,7 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'AWS Lambda handlers' : `AWS Lambda handlers
     expect(await keys({ list: true })).toMatchObject({ keys: [{ name: 'swe-pipeline', role: 'uploader' }] });
     const curator = await keys({ create: 'archive-curator', role: 'curator' });
     expect(await ctx.catalog.keys().check((curator as { key: string }).key)).toMatchObject({ kind: 'valid', role: 'curator' });
-    expect(await keys({ create: 'ops', role: 'admin' })).toEqual({ error: 'role must be one of uploader, curator (default uploader).' });
+    expect(await keys({ create: 'ops', role: 'admin' })).toEqual({ error: 'role must be one of uploader, curator, reader (default uploader).' });
     expect(await keys({ revoke: 'swe-pipeline' })).toEqual({ revoked: 'swe-pipeline', result: 'revoked' });
     expect(await keys({ create: 'bad name!' })).toMatchObject({ error: expect.any(String) });
     expect(await keys({} as never)).toMatchObject({ error: expect.stringContaining('Expected') });
