@@ -11,7 +11,7 @@ const PACKAGE = createRequire(import.meta.url)('../../package.json') as { versio
 
 /**
  * The series the alert rules and the dashboard read (deploy/prometheus, deploy/grafana;
- * docs/deploy.md "Alerts") beyond the HTTP ones of metrics.ts: the running version, answers by
+ * docs/deploy.md "Alerts") beyond the HTTP ones of request-counts.ts: the running version, answers by
  * error code, the local store's free space, the catalog's connection pools and the live feeds'
  * lag. Each is read when /metrics is scraped, from what the parts already know; only the error
  * counter adds work to a request, and only to one answered with an error.
