@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { StagedUpload } from '../object-store.js';
 
 /**
  * Where uploads wait until they are promoted: `.staging/<real key>/<24 hex digits>`.
@@ -7,10 +8,19 @@ import { randomBytes } from 'node:crypto';
  * uploads nobody promoted (docs/deploy.md).
  */
 export const STAGING_PREFIX = '.staging/';
-export const STAGING_ID = /^[0-9a-f]{24}$/;
+const STAGING_ID = /^[0-9a-f]{24}$/;
 
 export function stagingKeyFor(key: string): string {
   return `${STAGING_PREFIX}${key}/${randomBytes(12).toString('hex')}`;
+}
+
+/** The upload a staging key holds, or undefined for a key that is not one (stagingKeyFor's reverse). */
+export function stagedUploadOf(stagingKey: string): StagedUpload | undefined {
+  if (!stagingKey.startsWith(STAGING_PREFIX)) return undefined;
+  const slash = stagingKey.lastIndexOf('/');
+  const key = stagingKey.slice(STAGING_PREFIX.length, slash);
+  if (key === '' || !STAGING_ID.test(stagingKey.slice(slash + 1))) return undefined;
+  return { stagingKey, key };
 }
 
 /** The key as the x-amz-copy-source header names it: `<bucket>/<key>`, each segment URI-encoded. */

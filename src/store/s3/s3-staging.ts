@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -12,13 +12,14 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { backendCall, backendFailure } from '../../errors/index.js';
-import { digestOf, RunningDigest } from '../../wire/content-digest.js';
+import { digestOf } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
 import { declaredFrom, promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
+import { checkedBody } from './checked-body.js';
 import { conditionStatus, isNotFound } from './s3-responses.js';
 import { copyInParts, copyPartSize } from './s3-part-copy.js';
-import { COPIED_FROM, copiedFrom, STAGING_ID, STAGING_PREFIX } from './s3-staging-keys.js';
+import { COPIED_FROM, copiedFrom, STAGING_PREFIX, stagedUploadOf } from './s3-staging-keys.js';
 import { S3_MAX_PUT_BYTES } from './s3-url.js';
 import { backoffDelay, sleep } from '../../concurrency/backoff.js';
 import { ingestionStamp } from '../../wire/instant.js';
@@ -27,17 +28,6 @@ export { copyPartSize } from './s3-part-copy.js';
 
 class Interrupted extends Error {
   override name = 'Interrupted';
-}
-
-/** The staged bytes' digest is not the declared one (the promotion's body ends short on it). */
-class DigestMismatch extends Error {
-  override name = 'DigestMismatch';
-  constructor(
-    readonly declared: string,
-    readonly received: string,
-  ) {
-    super(`SHA-256 ${received}, declared ${declared}`);
-  }
 }
 
 /** SHA-256 of no bytes. */
@@ -69,11 +59,7 @@ export class S3Staging implements StagingArea {
   ) {}
 
   stagedUpload(stagingKey: string): StagedUpload | undefined {
-    if (!stagingKey.startsWith(STAGING_PREFIX)) return undefined;
-    const slash = stagingKey.lastIndexOf('/');
-    const key = stagingKey.slice(STAGING_PREFIX.length, slash);
-    if (key === '' || !STAGING_ID.test(stagingKey.slice(slash + 1))) return undefined;
-    return { stagingKey, key };
+    return stagedUploadOf(stagingKey);
   }
 
   /** In key order; the uploads of one name (adjacent in the listing) oldest first. */
@@ -95,7 +81,7 @@ export class S3Staging implements StagingArea {
     };
     for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: prefix })) {
       for (const object of page.Contents ?? []) {
-        const upload = object.Key === undefined ? undefined : this.stagedUpload(object.Key);
+        const upload = object.Key === undefined ? undefined : stagedUploadOf(object.Key);
         if (!upload || (key !== undefined && upload.key !== key)) continue;
         if (group.length > 0 && group[0]!.upload.key !== upload.key) yield* flush();
         group.push({ upload, at: object.LastModified?.getTime() ?? 0 });
@@ -159,31 +145,10 @@ export class S3Staging implements StagingArea {
       body.destroy();
       return this.mismatched(upload, declared, EMPTY_SHA256);
     }
-    const digest = new RunningDigest();
-    let hashedAs: { size: number; sha256: string } | undefined;
-    let mismatch: DigestMismatch | undefined;
-    // With a declared digest the last chunk is held back until the digest is known: other bytes
-    // then end the body short of its Content-Length, so S3 never makes the object.
-    let held: Buffer | undefined;
+    const checked = checkedBody(declared);
+    const hashed = checked.stream;
     // Ends the PutObject on a mismatch: its body stops short, so the request is cut, never completed.
     const cut = new AbortController();
-    const hashed = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        digest.add(chunk);
-        if (declared === undefined) return done(null, chunk);
-        const previous = held;
-        held = chunk;
-        done(null, previous);
-      },
-      flush(done) {
-        hashedAs = digest.result();
-        if (declared !== undefined && hashedAs.sha256 !== declared) {
-          mismatch = new DigestMismatch(declared, hashedAs.sha256);
-          return done(mismatch);
-        }
-        done(null, held);
-      },
-    });
     body.on('error', (err) => hashed.destroy(err));
     // A body that fails ends the request too (piped, the body forwards no error to it).
     hashed.on('error', (err) => cut.abort(err));
@@ -203,6 +168,7 @@ export class S3Staging implements StagingArea {
       );
     } catch (err) {
       body.destroy();
+      const mismatch = checked.mismatch();
       if (mismatch !== undefined) return this.mismatched(upload, mismatch.declared, mismatch.received);
       const status = conditionStatus(err);
       if (status === undefined) throw err;
@@ -217,7 +183,7 @@ export class S3Staging implements StagingArea {
       return this.lost(upload, stored, source, keep);
     }
     if (!keep) await this.remove(upload);
-    return { outcome: 'promoted', digest: { ...(hashedAs ?? digest.result()), uploader, ingestionDate } };
+    return { outcome: 'promoted', digest: { ...checked.result(), uploader, ingestionDate } };
   }
 
   /** Bytes other than those the address was bound to: the staged object goes, nothing is written, the name stays free. */
