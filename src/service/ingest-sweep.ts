@@ -1,6 +1,7 @@
 import { runPool } from '../concurrency/run-pool.js';
 import { unavailableError } from '../errors/index.js';
 import type { StagedUpload } from '../store/index.js';
+import { startBackgroundStep, type BackgroundStep } from './background-step.js';
 import { reconcile } from './reconcile.js';
 import type { ServiceContext } from './service-context.js';
 import { ingestStaged, waitingUploads } from './staged-uploads.js';
@@ -80,14 +81,6 @@ export async function sweepStaged(ctx: ServiceContext, now = Date.now): Promise<
  */
 const FULL_PASS_EVERY_MS = 10 * 60_000;
 
-/** How long stop() waits for a pass under way. */
-const STOP_WAIT_MS = 2_000;
-
-export interface IngestSweeper {
-  /** Stops the timer and waits for a pass under way. */
-  stop(): Promise<void>;
-}
-
 /**
  * Runs the repair a server owes in the background, never before it listens: first the
  * start-up reconcile (objects a crash left without records), then a sweep of staged uploads
@@ -95,10 +88,8 @@ export interface IngestSweeper {
  * A pass that fails (a dependency down) is logged and tried again at the next tick; passes
  * never overlap.
  */
-export function startIngestSweeper(ctx: ServiceContext, intervalMs: number, fullEvery = Math.max(1, Math.round(FULL_PASS_EVERY_MS / Math.max(intervalMs, 1)))): IngestSweeper {
-  let stopped = false;
+export function startIngestSweeper(ctx: ServiceContext, intervalMs: number, fullEvery = Math.max(1, Math.round(FULL_PASS_EVERY_MS / Math.max(intervalMs, 1)))): BackgroundStep {
   let tick = 0;
-  let timer: NodeJS.Timeout | undefined;
   const pass = async () => {
     const full = tick % fullEvery === 0;
     tick++;
@@ -115,24 +106,5 @@ export function startIngestSweeper(ctx: ServiceContext, intervalMs: number, full
       if (full) tick = 0;
     }
   };
-  let running: Promise<void> = Promise.resolve();
-  const schedule = () => {
-    if (stopped || intervalMs <= 0) return;
-    timer = setTimeout(() => {
-      running = pass().finally(schedule);
-    }, intervalMs);
-    timer.unref();
-  };
-  running = pass().finally(schedule);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      // A pass waiting out a lease would hold up a graceful close: it is given a moment, then
-      // abandoned (its work is idempotent; the next start redoes what it did not finish).
-      let wait: NodeJS.Timeout | undefined;
-      await Promise.race([running.catch(() => undefined), new Promise((resolve) => (wait = setTimeout(resolve, STOP_WAIT_MS)))]);
-      clearTimeout(wait);
-    },
-  };
+  return startBackgroundStep(pass, { intervalMs, runAtOnce: true });
 }

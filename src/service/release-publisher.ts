@@ -1,11 +1,8 @@
+import { startBackgroundStep, type BackgroundStep } from './background-step.js';
 import type { ServiceContext } from './service-context.js';
 
 /** How often each instance looks for releases whose date has come (docs/api.md "Releases"). */
 export const PUBLISH_INTERVAL_MS = 2000;
-
-export interface ReleasePublisher {
-  stop(): Promise<void>;
-}
 
 /**
  * The background step of every instance (docs/api.md "Who sees what"): a scheduled release or an
@@ -13,32 +10,17 @@ export interface ReleasePublisher {
  * this step logs each such file's 'released' change within seconds, so harvesters of the change
  * log learn of it. Safe on any number of instances at once (catalog.announceDue marks each file once).
  */
-export function startReleasePublisher(ctx: ServiceContext, intervalMs = PUBLISH_INTERVAL_MS): ReleasePublisher {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const pass = async () => {
-    try {
-      let logged = 0;
-      for (let n = await ctx.catalog.announceDue(); n > 0 && !stopped; n = await ctx.catalog.announceDue()) logged += n;
-      if (logged > 0) ctx.log.info({ released: logged }, 'logged files whose release date has come');
-    } catch (err) {
-      ctx.log.warn({ err }, 'release step failed; it runs again shortly');
-    }
-  };
-  const schedule = () => {
-    if (stopped || intervalMs <= 0) return;
-    timer = setTimeout(() => {
-      running = pass().finally(schedule);
-    }, intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+export function startReleasePublisher(ctx: ServiceContext, intervalMs = PUBLISH_INTERVAL_MS): BackgroundStep {
+  return startBackgroundStep(
+    async (stopped) => {
+      try {
+        let logged = 0;
+        for (let n = await ctx.catalog.announceDue(); n > 0 && !stopped(); n = await ctx.catalog.announceDue()) logged += n;
+        if (logged > 0) ctx.log.info({ released: logged }, 'logged files whose release date has come');
+      } catch (err) {
+        ctx.log.warn({ err }, 'release step failed; it runs again shortly');
+      }
     },
-  };
+    { intervalMs },
+  );
 }
