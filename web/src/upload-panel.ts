@@ -2,6 +2,7 @@ import { ApiError, plainFailure, Unavailable } from './api.js';
 import { compareWithArchive } from './archived-check.js';
 import { parseFileName, storedPath, type MissionConfig } from './mission.js';
 import { codeNote, DEFAULT_RETRY_S } from './service-errors.js';
+import { signInHeaders } from './sign-in-session.js';
 import { sendFile } from './upload-transfer.js';
 import { summarise, type Outcome } from './upload-summary.js';
 
@@ -116,8 +117,9 @@ export class UploadPanel {
     item.state = 'sending';
     item.progress.hidden = false;
     item.message.className = 'message';
-    const headers: Record<string, string> = {};
-    if (this.apiKey.value.trim() !== '') headers['X-API-Key'] = this.apiKey.value.trim();
+    // A key typed in wins over the tab's sign-in, as X-API-Key wins over Bearer at the service (docs/trust.md).
+    const key = this.apiKey.value.trim();
+    const headers: Record<string, string> = key !== '' ? { 'X-API-Key': key } : await signInHeaders();
     try {
       await sendFile(item.path!, item.file, headers, (f) => (item.progress.value = f), (text) => (item.message.textContent = text));
     } catch (err) {
