@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -56,7 +56,7 @@ describeInBrowser('portal: signing in with the archive\'s provider', (viewport, 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('signs in with code + PKCE, shows the name and role and the team-only file, keeps them over a reload, renews the token, and hides the file again on sign-out', async () => {
+  it('signs in with code + PKCE, shows the name and role and the team-only file (and downloads it), keeps them over a reload, renews the token, and hides the file again on sign-out', async () => {
     const { page, problems, close } = await openPage(browser(), viewport);
     const names = () => page.locator(`${fileRows} th`).allTextContents();
     await page.goto(`${server.url}/?instrument=swe`);
@@ -72,6 +72,11 @@ describeInBrowser('portal: signing in with the archive\'s provider', (viewport, 
     await expect.poll(names, { timeout: 10_000 }).toEqual([expect.stringContaining(TEAM), expect.stringContaining(PUBLIC)]);
     expect(await sidewaysOverflow(page)).toBe(0);
     await page.screenshot({ path: `test-results/portal-signed-in-${viewport.name}.png`, fullPage: false });
+
+    // The team-only file downloads: its link goes through /download with the token.
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.getByRole('link', { name: TEAM }).click()]);
+    expect(download.suggestedFilename()).toBe(TEAM);
+    expect(await readFile((await download.path())!, 'utf8')).toBe(`bytes of ${TEAM}`);
 
     // The tokens are this tab's (sessionStorage): a reload keeps the sign-in.
     await page.reload();
