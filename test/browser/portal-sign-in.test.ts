@@ -101,4 +101,26 @@ describeInBrowser('portal: signing in with the archive\'s provider', (viewport, 
     expect(problems).toEqual([]);
     await close();
   });
+
+  it('uploads as the signed-in uploader, with no key: refused before signing in, recorded as oidc:<name> after', async () => {
+    const { page, close } = await openPage(browser(), viewport);
+    const name = 'imap_mag_l1b_norm_20240301_20240302_v01-00.cdf';
+    const pick = () => page.getByLabel('Files to upload').setInputFiles([{ name, mimeType: 'application/octet-stream', buffer: Buffer.from(`bytes of ${name}`) }]);
+    const summary = page.locator('#upload-summary');
+    await page.goto(`${server.url}/`);
+    await pick();
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toBe('0 uploaded, 1 failed (SDC_API_KEY_MISSING).');
+
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in', exact: true }).isVisible(), { timeout: 10_000 }).toBe(true);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signInAtProvider(page, provider, 'ursula');
+    await expect.poll(() => page.locator('#sign-in-status').textContent(), { timeout: 10_000 }).toBe('Signed in as ursula (uploader)');
+    await pick();
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/^1 uploaded\b/);
+    const [record] = (await (await fetch(`${server.url}/query?file_path=${name}`)).json()) as { uploader: string }[];
+    expect(record!.uploader).toBe('oidc:ursula');
+    await close();
+  });
 });
