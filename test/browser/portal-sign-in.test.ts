@@ -102,6 +102,22 @@ describeInBrowser('portal: signing in with the archive\'s provider', (viewport, 
     await close();
   });
 
+  it('says so when the person cancels at the provider, back on the same search and still signed out', async () => {
+    const { page, problems, close } = await openPage(browser(), viewport);
+    await page.goto(`${server.url}/?instrument=swe`);
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in', exact: true }).isVisible(), { timeout: 10_000 }).toBe(true);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((url) => url.href.startsWith(provider.issuer), { timeout: 10_000 });
+    await page.getByRole('link', { name: '[ Cancel ]' }).click();
+    await page.waitForURL((url) => url.href === `${server.url}/?instrument=swe`, { timeout: 10_000 });
+    await expect.poll(() => page.locator('#sign-in-status').textContent(), { timeout: 10_000 }).toMatch(/^The sign-in provider refused the sign-in: access_denied.* Press Sign in to try again\.$/);
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => page.locator(`${fileRows} th`).allTextContents(), { timeout: 10_000 }).toEqual([expect.stringContaining(PUBLIC)]);
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
+    expect(problems).toEqual([]);
+    await close();
+  });
+
   it('uploads as the signed-in uploader, with no key: refused before signing in, recorded as oidc:<name> after', async () => {
     const { page, close } = await openPage(browser(), viewport);
     const name = 'imap_mag_l1b_norm_20240301_20240302_v01-00.cdf';

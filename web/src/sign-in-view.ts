@@ -70,7 +70,8 @@ export class SignInView {
     this.el.region.hidden = this.choice === undefined && !signedIn;
     this.el.signIn.hidden = signedIn || this.choice === undefined;
     this.el.signOut.hidden = !signedIn;
-    if (!signedIn) return this.say(why ?? '');
+    // Signed out: a reason replaces what is said; none (the page starting) keeps what the callback said.
+    if (!signedIn) return why === undefined ? undefined : this.say(why);
     this.say('Signed in.');
     try {
       const res = await serviceFetch('/auth/whoami', { headers: { Accept: 'application/json', ...(await signInHeaders()) } });
