@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import { PORTAL_NOT_BUILT } from '../errors/index.js';
 import type { MissionConfig } from '../mission/index.js';
+import { PORTAL_CALLBACK_PATH } from '../wire/sign-in.js';
 import { sendError } from './error-answer.js';
 
 /** Where `npm run build` (web/build.js) puts the portal: the same from src/http and dist/http. */
@@ -18,7 +19,7 @@ const CONTENT_SECURITY_POLICY =
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /**
- * The browser portal at `/`, its assets under `/assets/`. The assets are built at
+ * The browser portal at `/` (and at the sign-in's callback), its assets under `/assets/`. The assets are built at
  * `npm run build` (and so at `npm install`); without them the API still runs and `/`
  * says how to build them.
  */
@@ -43,6 +44,12 @@ export function portalPlugin(mission: MissionConfig, dir: string = PORTAL_DIR) {
         .header('X-Content-Type-Options', 'nosniff');
     // `hide` keeps the page out of the OpenAPI document (@fastify/swagger reads it).
     app.get('/', { schema: { hide: true } as FastifySchema, config: { access: 'public' } }, (_request, reply) => pageHeaders(reply).send(page));
+    // The same page where the sign-in provider sends the browser back (docs/portal.md, "Signing
+    // in"): it exchanges the code, then puts back the address the user left. The code is in the
+    // address, so the page sends no Referer anywhere.
+    app.get(PORTAL_CALLBACK_PATH, { schema: { hide: true } as FastifySchema, config: { access: 'public' } }, (_request, reply) =>
+      pageHeaders(reply).header('Referrer-Policy', 'no-referrer').send(page),
+    );
 
     await app.register(fastifyStatic, {
       root: `${dir}assets`,

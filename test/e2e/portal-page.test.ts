@@ -43,6 +43,16 @@ describe('the portal page and its assets', () => {
     }
   });
 
+  it('serves the same page at the sign-in callback, sending no Referer (the code is in its address)', async () => {
+    const res = await fetch(`${server.url}/auth/callback?code=abc&state=xyz&iss=${encodeURIComponent('https://idp.example.org')}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(pageMission(await res.text())).toMatchObject({ name: 'demo' });
+    // Only the page: nothing below it.
+    expect((await fetch(`${server.url}/auth/callback/extra`)).status).toBe(404);
+  });
+
   it('serves the built assets with their types, and the API beside them', async () => {
     const js = await fetch(`${server.url}/assets/portal.js`);
     expect(js.status).toBe(200);

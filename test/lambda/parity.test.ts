@@ -1,11 +1,17 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApiHandler, lambdaAppFromEnvironment, type ApiEvent } from '../../src/lambda/api-handler.js';
 import { FEED_NOT_SERVED } from '../../src/lambda/feed-not-served.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
 import { ingest } from '../../src/service/index.js';
 import { S3ObjectStore } from '../../src/store/index.js';
 import { ensurePortal } from '../helpers/lazy-build.js';
+import { signingKey, startTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
+import { deviceSignIn } from '../helpers/oidc-sign-in.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import type { ServerSettings } from '../../src/config.js';
@@ -296,6 +302,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       ...both('GET', '/version'),
       ...both('GET', '/openapi.json'),
       ...both('GET', '/'),
+      ...both('GET', '/auth/callback?code=abc&state=xyz'),
       ...both('GET', asset),
       ...both('GET', '/docs'),
       ...both('GET', '/docs/'),
@@ -319,7 +326,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
 
   it('answers 405 with Allow for every URL asked with a method it does not serve, and CORS preflights', async () => {
     const urls = [
-      '/', '/assets/portal.js', '/changes', '/coverage', '/docs', '/docs/', '/docs/json', '/docs/yaml', '/docs/static/index.html',
+      '/', '/auth/callback', '/assets/portal.js', '/changes', '/coverage', '/docs', '/docs/', '/docs/json', '/docs/yaml', '/docs/static/index.html',
       '/docs/static/swagger-initializer.js', '/docs/static/favicon-32x32.png', `/download/${STORED}`, '/download', '/events',
       '/healthz', '/metrics', '/openapi.json', '/query', '/readyz', `/upload/${NEW}`, '/upload', `/upload/science/${NEW}`,
       `/v0/download/${STORED}`, '/v0/download', '/v0/query', `/v0/upload/science/${NEW}`, '/v0/upload/science', '/version',
@@ -449,5 +456,106 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       ...both('GET', '/healthz'),
       ...both('GET', '/openapi.json'),
     ]);
+  });
+});
+
+describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer Bearer tokens alike (${PRODUCTION_BACKENDS_LABEL})`, () => {
+  // A real provider (oidc-provider on loopback), named to both carriers; the mission keeps l1a for
+  // the team, so STORED and OTHER are team-only and DAMAGED (l2) public.
+  let provider: TestProvider;
+  let dir: string;
+  const settings: ServerSettings = {};
+  const env: Record<string, string> = {};
+  beforeAll(async () => {
+    provider = await startTestProvider();
+    dir = await mkdtemp(join(tmpdir(), 'sdc-parity-oidc-'));
+    const missionConfig = join(dir, 'mission.json');
+    await writeFile(missionConfig, JSON.stringify({ ...IMAP_MISSION, access: { default: 'public', rules: [{ match: { data_level: ['l1a'] }, access: 'team' }] } }));
+    Object.assign(env, provider.env, { SDC_MISSION_CONFIG: missionConfig });
+    Object.assign(settings, { missionConfig, oidcIssuer: provider.issuer, oidcAudience: env.SDC_OIDC_AUDIENCE, oidcRoles: env.SDC_OIDC_ROLES, oidcClientId: env.SDC_OIDC_CLIENT_ID });
+  });
+  afterAll(async () => {
+    await provider?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  const { v1, v2, viaLambda, server, expectParity } = parityRig(settings, env);
+  const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+  const now = () => Math.floor(Date.now() / 1000);
+  const ursula = { sub: 'ursula', preferred_username: 'ursula', groups: ['instrument-teams'] };
+
+  it('answers 503 with Retry-After alike while the provider cannot be reached for its keys, never an anonymous answer', async () => {
+    // Real tokens first, then the provider stops before either carrier has fetched its keys.
+    const rita = await deviceSignIn(provider, 'rita');
+    await provider.stop();
+    try {
+      await expectParity([...both('GET', '/query?instrument=swe', bearer(rita.access_token)), ...both('GET', `/upload/${NEW}`, bearer(rita.access_token))]);
+      const answer = await viaLambda(v2({ method: 'GET', url: '/query', ...bearer(rita.access_token) }));
+      expect([answer.status, answer.headers['x-error-code'], answer.headers['retry-after']]).toEqual([503, 'SDC_OIDC_UNAVAILABLE', expect.stringMatching(/^\d+$/)]);
+    } finally {
+      await provider.start();
+    }
+    // Both carriers take tokens again once the provider is back (each asks again after its own short wait).
+    const ready = async () => {
+      const http = await fetch(`${server().url}/auth/whoami`, { headers: { Authorization: `Bearer ${rita.access_token}` } });
+      const lambda = await viaLambda(v1({ method: 'GET', url: '/auth/whoami', ...bearer(rita.access_token) }));
+      return [http.status, lambda.status];
+    };
+    await expect.poll(ready, { timeout: 20_000, interval: 1_000 }).toEqual([200, 200]);
+  });
+
+  it('takes the name and role of real tokens alike: team-only files for a reader, uploads for an uploader, 403 for a role that does not allow the call', async () => {
+    const tokens = Object.fromEntries(await Promise.all(['rita', 'ursula', 'carol', 'nobody'].map(async (user) => [user, (await deviceSignIn(provider, user)).access_token] as const)));
+    const json = { 'Content-Type': 'application/json' };
+    await expectParity([
+      // Anonymous: DAMAGED only; a reader or curator: the team's STORED and OTHER too; no role: as anonymous.
+      ...both('GET', '/query?instrument=swe'),
+      ...['rita', 'carol', 'nobody'].flatMap((user) => [
+        ...both('GET', '/query?sort=file_path', bearer(tokens[user]!)),
+        ...both('GET', '/auth/whoami', bearer(tokens[user]!)),
+        ...both('GET', `/download/${STORED}`, bearer(tokens[user]!)),
+        ...both('GET', '/coverage', bearer(tokens[user]!)),
+      ]),
+      // Upload addresses: an uploader gets one (the uploader name signed into it), a reader and no role 403.
+      ...['ursula', 'rita', 'nobody'].flatMap((user) => both('GET', `/upload/${NEW}`, bearer(tokens[user]!))),
+      // Withdrawals: an uploader is refused 403; a curator's bad body 400 (refusals change nothing).
+      { method: 'POST', url: `/withdraw/${STORED}`, headers: { ...json, Authorization: `Bearer ${tokens.ursula!}` }, body: '{"reason":"x"}' },
+      { method: 'POST', url: `/withdraw/${STORED}`, headers: { ...json, Authorization: `Bearer ${tokens.carol!}` }, body: '{}' },
+      // X-API-Key wins over a token; a Bearer value that is not a JWT is tried as an API key.
+      ...both('GET', `/upload/${NEW}`, { headers: { 'X-API-Key': 'sdc_wrong', Authorization: `Bearer ${tokens.ursula!}` } }),
+      ...both('GET', `/upload/${NEW}`, bearer('not-a-jwt')),
+    ]);
+    // Alike, and right: the Lambda carrier shows the team's files to a reader only, and names the caller.
+    const paths = async (headers: Record<string, string>) =>
+      ((JSON.parse((await viaLambda(v2({ method: 'GET', url: '/query?sort=file_path', headers }))).body.toString()) as { file_path: string }[]).map((r) => r.file_path));
+    expect(await paths({})).toEqual([DAMAGED]);
+    expect(await paths({ Authorization: `Bearer ${tokens.nobody!}` })).toEqual([DAMAGED]);
+    expect(await paths({ Authorization: `Bearer ${tokens.rita!}` })).toEqual([DAMAGED, STORED, OTHER]);
+    const whoami = await viaLambda(v1({ method: 'GET', url: '/auth/whoami', ...bearer(tokens.rita!) }));
+    expect(JSON.parse(whoami.body.toString())).toMatchObject({ name: 'oidc:rita', role: 'reader', via: 'token' });
+    expect((await viaLambda(v1({ method: 'GET', url: `/upload/${NEW}`, ...bearer(tokens.ursula!) }))).status).toBe(200);
+  });
+
+  it('refuses hostile tokens alike, each with its code and the invalid_token challenge (docs/trust.md "Signed-in callers")', async () => {
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const good = await provider.sign(ursula);
+    const refused = {
+      SDC_TOKEN_ALG_NOT_ALLOWED: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...ursula, iss: provider.issuer, aud: 'sdc-api', exp: now() + 300 })}.`,
+      SDC_TOKEN_WRONG_ISSUER: await provider.sign({ ...ursula, iss: 'https://idp.example.org' }),
+      SDC_TOKEN_WRONG_AUDIENCE: await provider.sign({ ...ursula, aud: 'another-service' }),
+      SDC_TOKEN_EXPIRED: await provider.sign({ ...ursula, iat: now() - 600, exp: now() - 60 }),
+      SDC_TOKEN_NOT_YET_VALID: await provider.sign({ ...ursula, nbf: now() + 120 }),
+      SDC_TOKEN_UNKNOWN_KEY: await provider.sign(ursula, { key: await signingKey('intruder') }),
+      SDC_TOKEN_BAD_SIGNATURE: good.slice(0, -12),
+      SDC_TOKEN_MALFORMED: good.slice(0, good.indexOf('.') + 20),
+      SDC_TOKEN_ROLES_CLAIM_INVALID: await provider.sign({ ...ursula, groups: 'sdc-curators' }),
+    };
+    const cases = Object.values(refused).flatMap((token) => [...both('GET', `/upload/${NEW}`, bearer(token)), ...both('GET', '/query', bearer(token))]);
+    await expectParity(cases);
+    // Each is the refusal it names on the Lambda carrier (the server's are compared equal above).
+    for (const [code, token] of Object.entries(refused)) {
+      const answer = await viaLambda(v1({ method: 'GET', url: '/query', ...bearer(token) }));
+      expect([answer.status, answer.headers['x-error-code']], code).toEqual([401, code]);
+      expect(answer.headers['www-authenticate'], code).toMatch(/^Bearer error="invalid_token", error_description="/);
+    }
   });
 });

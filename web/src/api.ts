@@ -2,12 +2,13 @@ import type { CoverageSpan } from '../../src/wire/coverage.js';
 import type { WireRecord } from '../../src/wire/record.js';
 import { ndjsonObjects } from './ndjson-stream.js';
 import { serviceFetch, refusalOf } from './service-errors.js';
+import { signInHeaders } from './sign-in-session.js';
 
 export { ApiError, Unavailable, plainFailure } from './service-errors.js';
 
 /**
  * A record of GET /query: the wire record (src/wire/record.ts), whose archive fields this
- * service always sends; `uploader` only when a key was used.
+ * service always sends; `uploader` only when a key or a sign-in was used.
  */
 export type FileRecord = WireRecord & Required<Pick<WireRecord, 'ingestion_date' | 'size' | 'sha256'>>;
 
@@ -27,7 +28,7 @@ export interface RecordsAnswer {
 export async function fetchRecords(params: URLSearchParams, signal?: AbortSignal): Promise<RecordsAnswer> {
   const query = new URLSearchParams(params);
   query.set('format', 'ndjson');
-  const res = await serviceFetch(`/query?${query.toString()}`, { signal });
+  const res = await serviceFetch(`/query?${query.toString()}`, { signal, headers: await signInHeaders() });
   if (!res.ok || !res.body) throw await refusalOf(res);
   return { headers: res.headers, items: ndjsonObjects<FileRecord>(res.body) };
 }
@@ -35,7 +36,7 @@ export async function fetchRecords(params: URLSearchParams, signal?: AbortSignal
 /** Asks GET /coverage for its spans (one JSON array); throws as fetchRecords does. */
 export async function fetchCoverage(params: URLSearchParams): Promise<CoverageSpan[]> {
   const query = params.toString();
-  const res = await serviceFetch(`/coverage${query ? `?${query}` : ''}`, { headers: { Accept: 'application/json' } });
+  const res = await serviceFetch(`/coverage${query ? `?${query}` : ''}`, { headers: { Accept: 'application/json', ...(await signInHeaders()) } });
   if (!res.ok) throw await refusalOf(res);
   return (await res.json()) as CoverageSpan[];
 }

@@ -5,6 +5,9 @@ import { exampleFileName, FILE_NAME_FORM, pageMission } from './mission.js';
 import { fillChoices, formQuery, setForm, stateFromUrl, stateToUrl, type SearchState } from './search-state.js';
 import { ResultActions } from './result-actions.js';
 import { SearchView } from './search-view.js';
+import { onSignInChange } from './sign-in-session.js';
+import { SignInView } from './sign-in-view.js';
+import { downloadsCarrySignIn } from './signed-in-download.js';
 import { UploadPanel } from './upload-panel.js';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -89,4 +92,12 @@ const coverage = new CoverageView(
 
 new UploadPanel(byId('upload-form'), byId('upload-files'), byId('api-key'), byId('upload-list'), byId('upload-summary'), mission, () => void coverage.load());
 
-showUrl();
+downloadsCarrySignIn(document);
+const signIn = new SignInView({ region: byId('sign-in'), status: byId('sign-in-status'), signIn: byId('sign-in-button'), signOut: byId('sign-out-button') });
+// Back from the provider, the sign-in completes before the first search, so it already sees
+// what the sign-in opens; signing in or out later runs the search and coverage again.
+void signIn.completeCallback().then(() => {
+  onSignInChange(() => showUrl());
+  showUrl();
+  void signIn.start();
+});

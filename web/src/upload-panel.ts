@@ -2,7 +2,8 @@ import { ApiError, plainFailure, Unavailable } from './api.js';
 import { compareWithArchive } from './archived-check.js';
 import { parseFileName, storedPath, type MissionConfig } from './mission.js';
 import { codeNote, DEFAULT_RETRY_S } from './service-errors.js';
-import { sendFile } from './upload-transfer.js';
+import { signInHeaders } from './sign-in-session.js';
+import { sendFile, type CallerHeaders } from './upload-transfer.js';
 import { summarise, type Outcome } from './upload-summary.js';
 
 interface Item {
@@ -116,12 +117,13 @@ export class UploadPanel {
     item.state = 'sending';
     item.progress.hidden = false;
     item.message.className = 'message';
-    const headers: Record<string, string> = {};
-    if (this.apiKey.value.trim() !== '') headers['X-API-Key'] = this.apiKey.value.trim();
+    // A key typed in wins over the tab's sign-in, as X-API-Key wins over Bearer at the service (docs/trust.md).
+    const key = this.apiKey.value.trim();
+    const caller: CallerHeaders = key !== '' ? () => Promise.resolve({ 'X-API-Key': key }) : signInHeaders;
     try {
-      await sendFile(item.path!, item.file, headers, (f) => (item.progress.value = f), (text) => (item.message.textContent = text));
+      await sendFile(item.path!, item.file, caller, (f) => (item.progress.value = f), (text) => (item.message.textContent = text));
     } catch (err) {
-      if (err instanceof ApiError && err.status === 409) return this.alreadyThere(item, err, headers, fail);
+      if (err instanceof ApiError && err.status === 409) return this.alreadyThere(item, err, caller, fail);
       if (err instanceof ApiError) return fail(`${refusal(err.status)}: ${err.message}${codeNote(err.code)}`, { kind: 'failed', code: err.code });
       const outage = err instanceof Unavailable ? err : new Unavailable(DEFAULT_RETRY_S);
       return fail(`Not uploaded. ${plainFailure(outage)}${codeNote(outage.code)}`, { kind: 'failed', code: outage.code });
@@ -130,9 +132,9 @@ export class UploadPanel {
   }
 
   /** A 409: the same bytes are a harmless repeat (done); other bytes are a conflict; sending again cannot help either. */
-  private async alreadyThere(item: Item, err: ApiError, headers: Record<string, string>, fail: (text: string, outcome: Outcome, retry?: boolean) => boolean): Promise<boolean> {
+  private async alreadyThere(item: Item, err: ApiError, caller: CallerHeaders, fail: (text: string, outcome: Outcome, retry?: boolean) => boolean): Promise<boolean> {
     item.message.textContent = 'Already in the archive; comparing the bytes…';
-    const copy = await compareWithArchive(item.path!, item.file, headers);
+    const copy = await compareWithArchive(item.path!, item.file, await caller());
     if (copy.kind === 'same') return this.done(item, { kind: 'archived' }, `Already in the archive with the same bytes (SHA-256 ${copy.sha256}); nothing sent. `);
     if (copy.kind === 'different') {
       return fail(

@@ -4,6 +4,12 @@ import { retryAfterMs } from '../../src/client/retry-after.js';
 import { completeParts, sendParts, type PartCarrier } from '../../src/client/send-parts.js';
 import { ApiError, DEFAULT_RETRY_S, NOT_NOW, refusalOf, serviceFetch, Unavailable } from './service-errors.js';
 
+/**
+ * The headers that say who is uploading (an API key, or the tab's sign-in), asked again before
+ * each request: an upload in parts can outlast an access token, which is renewed meanwhile.
+ */
+export type CallerHeaders = () => Promise<Record<string, string>>;
+
 /** Files from this size up go in parts (POST /uploads/{path}), as the SDK sends them. */
 export const MULTIPART_THRESHOLD = 64 * 1024 * 1024;
 /** Parts in flight at once, and attempts at each. */
@@ -44,8 +50,8 @@ function checkPut(answer: PutAnswer): void {
 }
 
 /** A request to the service that must succeed: a refusal throws (ApiError, or Unavailable when it is down). */
-async function call(url: string, headers: Record<string, string>, init: RequestInit = {}): Promise<Response> {
-  const res = await serviceFetch(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+async function call(url: string, caller: CallerHeaders, init: RequestInit = {}): Promise<Response> {
+  const res = await serviceFetch(url, { ...init, headers: { ...(await caller()), ...(init.headers as Record<string, string> | undefined) } });
   if (!res.ok) throw await refusalOf(res);
   return res;
 }
@@ -54,10 +60,11 @@ async function call(url: string, headers: Record<string, string>, init: RequestI
 const PART_RETRY: RetryPolicy = { retries: PART_ATTEMPTS - 1, baseDelayMs: 500, maxDelayMs: 4000, maxBusyWaitMs: 0 };
 
 /** A request to the service inside the SDK's parts loop: a refusal throws the SDK's typed error, which says whether to retry. */
-async function partCall(url: string, headers: Record<string, string>, init: RequestInit = {}): Promise<Response> {
+async function partCall(url: string, caller: CallerHeaders, init: RequestInit = {}): Promise<Response> {
   let res: Response;
+  const headers = { ...(await caller()), ...(init.headers as Record<string, string> | undefined) };
   try {
-    res = await fetch(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+    res = await fetch(url, { ...init, headers });
   } catch (err) {
     throw new NetworkError(`${init.method ?? 'GET'} ${url.split('?')[0]!}: no answer`, undefined, { cause: err });
   }
@@ -70,10 +77,10 @@ async function partCall(url: string, headers: Record<string, string>, init: Requ
 }
 
 /** The portal's carrier of parts for the SDK's loop (src/client/send-parts.ts): fetch, XHR and slices of the File. */
-function partCarrier(path: string, id: string, file: File, headers: Record<string, string>): PartCarrier {
+function partCarrier(path: string, id: string, file: File, caller: CallerHeaders): PartCarrier {
   return {
     async sendPart(partNumber, start, length, onSent) {
-      const { parts } = (await (await partCall(`/uploads/${path}?uploadId=${id}&parts=${partNumber}`, headers)).json()) as { parts: { url: string }[] };
+      const { parts } = (await (await partCall(`/uploads/${path}?uploadId=${id}&parts=${partNumber}`, caller)).json()) as { parts: { url: string }[] };
       let answer: PutAnswer;
       try {
         answer = await put(parts[0]!.url, file.slice(start, start + length), onSent, false);
@@ -85,7 +92,7 @@ function partCarrier(path: string, id: string, file: File, headers: Record<strin
       return answer.etag;
     },
     async complete(parts) {
-      await partCall(`/uploads/${path}?uploadId=${id}`, headers, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ parts }) });
+      await partCall(`/uploads/${path}?uploadId=${id}`, caller, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ parts }) });
     },
   };
 }
@@ -104,16 +111,18 @@ function asPageError(err: unknown): unknown {
  * to `PART_ATTEMPTS` times), then completes it; a failed upload is dropped (DELETE). The
  * service never lets the completion replace a stored file (409).
  */
-async function putInParts(path: string, file: File, headers: Record<string, string>, onProgress: (fraction: number) => void): Promise<void> {
-  const open = (await (await call(`/uploads/${path}?size=${file.size}`, headers, { method: 'POST' })).json()) as { uploadId: string; partSize: number };
+async function putInParts(path: string, file: File, caller: CallerHeaders, onProgress: (fraction: number) => void): Promise<void> {
+  const open = (await (await call(`/uploads/${path}?size=${file.size}`, caller, { method: 'POST' })).json()) as { uploadId: string; partSize: number };
   const id = encodeURIComponent(open.uploadId);
   const upload = { path, uploadId: open.uploadId, size: file.size, partSize: open.partSize };
-  const carrier = partCarrier(path, id, file, headers);
+  const carrier = partCarrier(path, id, file, caller);
   let parts: { partNumber: number; etag: string }[];
   try {
     parts = await sendParts(upload, carrier, { retry: PART_RETRY, concurrency: PARTS_AT_ONCE, onProgress: (sent, size) => onProgress(sent / size) });
   } catch (err) {
-    await fetch(`/uploads/${path}?uploadId=${id}`, { method: 'DELETE', headers }).catch(() => undefined);
+    await caller()
+      .then((headers) => fetch(`/uploads/${path}?uploadId=${id}`, { method: 'DELETE', headers }))
+      .catch(() => undefined);
     throw asPageError(err);
   }
   try {
@@ -131,17 +140,17 @@ async function putInParts(path: string, file: File, headers: Record<string, stri
 export async function sendFile(
   path: string,
   file: File,
-  headers: Record<string, string>,
+  caller: CallerHeaders,
   onProgress: (fraction: number) => void,
   onPhase: (text: string) => void,
 ): Promise<void> {
   if (file.size >= MULTIPART_THRESHOLD) {
     onPhase('Uploading in parts…');
-    await putInParts(path, file, headers, onProgress);
+    await putInParts(path, file, caller, onProgress);
     return;
   }
   onPhase('Asking for an upload address…');
-  const address = (await (await call(`/upload/${path}`, headers)).json()) as string;
+  const address = (await (await call(`/upload/${path}`, caller)).json()) as string;
   onPhase('Uploading…');
   checkPut(await put(address, file, (n) => onProgress(file.size === 0 ? 0 : n / file.size), true));
 }

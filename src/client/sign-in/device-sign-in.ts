@@ -1,19 +1,11 @@
 import * as oauth from 'oauth4webapi';
+import { providerMetadata as provider } from './provider-metadata.js';
 import type { StoredSignIn } from './sign-in-store.js';
 
 /** Where the service says to sign in (`GET /auth/config`). */
 export interface SignInConfig {
   readonly issuer: string;
   readonly clientId: string;
-}
-
-/** The provider's metadata; plain HTTP only for a provider on this machine (as the server allows). */
-async function provider(issuer: string): Promise<{ as: oauth.AuthorizationServer; options: { [oauth.allowInsecureRequests]: boolean } }> {
-  const url = new URL(issuer);
-  const insecure = url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  const options = { [oauth.allowInsecureRequests]: insecure };
-  const as = await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, options));
-  return { as, options };
 }
 
 function stored(config: SignInConfig, answer: oauth.TokenEndpointResponse, previousRefresh?: string): StoredSignIn {
