@@ -48,6 +48,11 @@ export function changeAudience(ctx: ServiceContext, caller: Caller): Audience | 
   return limited(ctx, caller) ? 'public' : undefined;
 }
 
+/** Whether the caller sees every release (a key holder), or only published ones (docs/api.md "Releases"). */
+export function seesEveryRelease(ctx: ServiceContext, caller: Caller): boolean {
+  return !limited(ctx, caller);
+}
+
 /** Whether a record's release date has passed. */
 export function isReleased(record: Pick<FileRecord, 'release_date'>, now = new Date().toISOString()): boolean {
   return record.release_date !== undefined && record.release_date <= now;

@@ -6,3 +6,4 @@ export * from './content-digest.js';
 export * from './media-type.js';
 export * from './instant.js';
 export * from './control-characters.js';
+export * from './release.js';
