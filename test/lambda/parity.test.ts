@@ -401,6 +401,9 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       { method: 'POST', url: '/releases', headers: asCurator, body: '{"title":"t","query":{"instrument":"idex"}}' },
       ...both('GET', '/releases/1'),
       { method: 'POST', url: '/releases/1/retract', headers: asCurator, body: '{"reason":"x"}' },
+      // Methods a release URL does not serve: 405 with Allow.
+      { method: 'DELETE', url: '/releases/1', headers: asCurator },
+      ...both('GET', '/releases/1/retract'),
     ]);
     // Made once (through the server), then read alike.
     const made = await fetch(`${server().url}/releases`, { method: 'POST', headers: asCurator, body: `{"title":"Parity","description":"one file","files":["${STORED_NAME}"]}` });
