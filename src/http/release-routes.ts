@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ALREADY_RETRACTED, EMPTY_RELEASE, RELEASE_NOT_FOUND } from '../errors/index.js';
+import { ALREADY_RETRACTED, API_KEY_NOT_CURATOR, EMPTY_RELEASE, INVALID_RELEASE, RELEASE_NOT_FOUND } from '../errors/index.js';
+import { messages as keyMessages } from './api-key-auth.js';
+import { METALINK_TYPE } from '../service/index.js';
 import { createRelease, listReleases, MAX_RELEASE_TITLE, MAX_RETRACT_REASON, retractRelease, showRelease, type ReleaseLink, type ServiceContext } from '../service/index.js';
 import { RELEASE_FORMATS, RELEASE_KINDS, RELEASE_NUMBER_PATTERN } from '../wire/release.js';
 import { text } from './api-schemas.js';
@@ -40,6 +42,14 @@ const numberParams = {
 
 const security = [{ apiKey: [] }, { bearer: [] }] as { [scheme: string]: string[] }[];
 
+/** A curator route's refusals by key (route-access.ts). */
+const curatorRefusals = {
+  401: text('No API key was sent.', keyMessages.missing('correct the archive', 'imap')),
+  403: text('The key is wrong, revoked, or not a curator key.', API_KEY_NOT_CURATOR.message('swe-pipeline', 'uploader')),
+};
+
+const summarySchema = { type: 'object', properties: summaryProperties } as const;
+
 const createSchema = {
   operationId: 'createRelease',
   tags: ['current form'],
@@ -67,6 +77,7 @@ const createSchema = {
       properties: { release: { type: 'integer' }, files: { type: 'integer' }, bytes: { type: 'integer' }, release_date: { type: 'string' }, href: { type: 'string' } },
     },
     400: text('A bad body, files that are unknown or withdrawn (all named), or an empty set.', EMPTY_RELEASE.message()),
+    ...curatorRefusals,
   },
   security,
 };
@@ -75,7 +86,7 @@ const listSchema = {
   operationId: 'listReleases',
   tags: ['current form'],
   summary: 'The releases: published ones for anyone, every one for key holders',
-  response: { 200: { description: 'Releases by number, without their manifests.', type: 'array', items: { type: 'object', properties: summaryProperties } } },
+  response: { 200: { description: 'Releases by number, without their manifests.', type: 'array', items: summarySchema } },
 };
 
 const showSchema = {
@@ -85,7 +96,16 @@ const showSchema = {
   params: numberParams,
   querystring: { type: 'object', properties: { format: { type: 'string', enum: [...RELEASE_FORMATS], default: 'json' } } },
   response: {
-    200: { description: 'The release with its manifest (files), in file_path order.', type: 'object', properties: { ...summaryProperties, files: manifestSchema } },
+    200: {
+      description: 'The release with its manifest (files), in file_path order; or the manifest as CSV or Metalink 4; or its DataCite 4 JSON.',
+      content: {
+        'application/json': { schema: { type: 'object', properties: { ...summaryProperties, files: manifestSchema } } },
+        'text/csv; charset=utf-8': { schema: { type: 'string', examples: ['file_path,size,sha256\n'] } },
+        [METALINK_TYPE]: { schema: { type: 'string' } },
+        'application/vnd.datacite.datacite+json': { schema: { type: 'object', description: 'DataCite Metadata Schema 4, JSON form.' } },
+      },
+    },
+    400: text('A parameter other than format, or a format other than json, csv, metalink, datacite.', 'Invalid format "xml": expected one of json, csv, metalink, datacite.'),
     404: text('No such release, or one the caller may not see (not published yet, or retracted).', RELEASE_NOT_FOUND.message('7')),
   },
 };
@@ -98,6 +118,8 @@ const retractSchema = {
   body: { type: 'object', properties: { reason: { type: 'string', minLength: 1, maxLength: MAX_RETRACT_REASON } }, required: ['reason'] },
   response: {
     200: { description: 'The release as it now is, with its manifest.', type: 'object', properties: { ...summaryProperties, files: manifestSchema } },
+    400: text('No reason, a blank one, one too long or with a control character, or another member.', INVALID_RELEASE.message('reason must be a non-empty text of at most 1000 characters ...')),
+    ...curatorRefusals,
     404: text('No such release.', RELEASE_NOT_FOUND.message('7')),
     409: text('Already retracted.', ALREADY_RETRACTED.message(7, '2026-01-02T03:04:05.000Z', 'curator-1')),
   },
