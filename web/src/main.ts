@@ -6,6 +6,7 @@ import { fillChoices, formQuery, setForm, stateFromUrl, stateToUrl, type SearchS
 import { ResultActions } from './result-actions.js';
 import { SearchView } from './search-view.js';
 import { UploadPanel } from './upload-panel.js';
+import { ReleasesView } from './releases-view.js';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -90,3 +91,6 @@ const coverage = new CoverageView(
 new UploadPanel(byId('upload-form'), byId('upload-files'), byId('api-key'), byId('upload-list'), byId('upload-summary'), mission, () => void coverage.load());
 
 showUrl();
+
+// The numbered releases, listed once at load (docs/portal.md "Releases").
+void new ReleasesView({ status: byId('releases-status'), list: byId<HTMLOListElement>('releases-list') }).load();
