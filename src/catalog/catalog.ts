@@ -8,6 +8,10 @@ import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
 import type { Audience } from './visibility-sql.js';
 import type { Tombstone } from '../wire/record.js';
+import type { ManifestEntry } from '../wire/release.js';
+import type { PolicyDate, ReleaseDraft, Retraction, RetractOutcome, StoredRelease } from './release-manifests.js';
+
+export type { ManifestSource, PolicyDate, ReleaseDraft, Retraction, RetractOutcome, StoredRelease } from './release-manifests.js';
 
 /** What a withdrawal writes into a record: derived from the record's declaration (src/wire/record.ts). */
 export type { Tombstone };
@@ -85,6 +89,20 @@ export interface Catalog {
   publish(paths: readonly string[], releaseDate: string, release?: number): Promise<number>;
   /** Logs the 'released' change of team files whose date has passed (a scheduled release, an embargo's end): the background step. */
   announceDue(): Promise<number>;
+  /**
+   * Makes a numbered release (docs/api.md "Releases"; release-manifests.ts): the next number, its
+   * manifest (archived files of the source, less the excluded), its files public from its date,
+   * and the 'released' entries now due, in one transaction. Undefined (nothing written) when the
+   * manifest would be empty.
+   */
+  createRelease(draft: ReleaseDraft): Promise<StoredRelease | undefined>;
+  /** Every release, by number. */
+  releases(): Promise<StoredRelease[]>;
+  release(number: number): Promise<StoredRelease | undefined>;
+  /** A page of a release's manifest in file_path order, after `after`. */
+  releaseManifest(number: number, after: string | undefined, limit: number): Promise<ManifestEntry[]>;
+  /** Retracts a release once (release-manifests.ts), its 'retracted' entries in the same transaction. */
+  retractRelease(number: number, retraction: Retraction, policyDate: PolicyDate): Promise<RetractOutcome>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /**

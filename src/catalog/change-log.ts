@@ -131,17 +131,39 @@ export interface NewChange {
 }
 
 /**
+ * The audience of a change to a file that already exists (a withdrawal): public when the file is
+ * public now (its release date has passed), else the team's, so the public never learns the
+ * path of a file it cannot see (docs/api.md "Who sees what").
+ */
+export function currentAudience(record: FileRecord, now = new Date().toISOString()): ChangeAudience {
+  return record.release_date !== undefined && record.release_date <= now ? 'public' : 'team';
+}
+
+/**
  * A record's entry: 'created', 'withdrawn' with the tombstone record (the record as the
- * withdrawal left it), 'released' or 'retracted'. Its audience: as given, else a 'created'
- * one's from its record, else public.
+ * withdrawal left it), 'released' or 'retracted'. Its audience: as given, else from its record:
+ * a 'created' one's by its release date at ingestion, a 'withdrawn' one's by whether the file
+ * is public now; 'released' and 'retracted' tell the public what it gains or loses.
  */
 export function newChange(change: ChangeKind, record: FileRecord, audience?: ChangeAudience): NewChange {
   return {
     change,
     file_path: record.file_path,
     record: recordJson(record),
-    audience: audience ?? (change === 'created' ? createdAudience(record) : 'public'),
+    audience: audience ?? defaultAudience(change, record),
   };
+}
+
+function defaultAudience(change: ChangeKind, record: FileRecord): ChangeAudience {
+  switch (change) {
+    case 'created':
+      return createdAudience(record);
+    case 'withdrawn':
+      return currentAudience(record);
+    case 'released':
+    case 'retracted':
+      return 'public';
+  }
 }
 
 /**

@@ -40,6 +40,12 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   eq('extension', filter.extension);
   eq('ingestion_date', filter.ingestion_start_date, '>=');
   eq('ingestion_date', filter.ingestion_end_date, '<=');
+  // A release's files, exactly its manifest (docs/api.md "Releases"): a citation answers the same
+  // files forever (the query's parser makes status any for it unless status= is sent).
+  if (filter.release !== undefined) {
+    where.push('files.file_path IN (SELECT release_files.file_path FROM release_files WHERE release_files.release = ?)');
+    params.push(Number(filter.release));
+  }
   // Withdrawn files are left out unless asked for (docs/api.md "Withdrawn files"); literals, so
   // the partial index files_withdrawn serves status=withdrawn.
   if (filter.status === undefined) where.push(archivedSql('files'));

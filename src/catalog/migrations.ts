@@ -221,6 +221,40 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
         }
       },
     },
+    // Numbered releases (docs/api.md "Releases"), expand-only: two new tables, nothing of 0.1.0's
+    // touched. `releases`: one row per release, its retraction written into it (never deleted);
+    // `release_files`: its manifest, each file's size and SHA-256 as they were when it was made,
+    // read in file_path order (the primary key) and by path (release_files_path: the other
+    // releases that hold a file, when one is retracted). The files table's `release` (0012)
+    // names the release that made a file public.
+    '0013-releases': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('releases')
+          .addColumn('number', 'integer', (c) => c.primaryKey())
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('release_date', 'text', (c) => c.notNull())
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('file_count', 'bigint', (c) => c.notNull())
+          .addColumn('bytes', 'bigint', (c) => c.notNull())
+          .addColumn('retracted_date', 'text')
+          .addColumn('retracted_reason', 'text')
+          .addColumn('retracted_by', 'text')
+          .execute();
+        await db.schema
+          .createTable('release_files')
+          .addColumn('release', 'integer', (c) => c.notNull())
+          .addColumn('file_path', 'text', (c) => (dialect.engine === 'postgres' ? c.notNull().modifyEnd(sql`collate ${sql.id(dialect.byteOrderCollation!)}`) : c.notNull()))
+          .addColumn('size', 'bigint', (c) => c.notNull())
+          .addColumn('sha256', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('release_files_pkey', ['release', 'file_path'])
+          .execute();
+        await db.schema.createIndex('release_files_path').on('release_files').columns(['file_path', 'release']).execute();
+      },
+    },
   };
 }
 

@@ -36,6 +36,7 @@ export function unknownParameterMessage(name: string): string {
 
 const DESCRIPTOR = new RegExp(QUERY_PARAMETERS.descriptor.pattern);
 const WHOLE_NUMBER = new RegExp(QUERY_PARAMETERS.limit.pattern);
+const RELEASE_NUMBER = new RegExp(QUERY_PARAMETERS.release.pattern);
 
 /**
  * Builds a filter from the query string's (name, value) pairs, in the order sent.
@@ -76,6 +77,9 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
       case 'released':
         filter.released = value === 'true';
         break;
+      case 'release':
+        filter.release = value;
+        break;
       case 'status':
         // archived is the default: left out, so a filter has one shape for it.
         if (value !== 'archived') filter.status = value as 'withdrawn' | 'any';
@@ -97,6 +101,8 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
         filter[name] = name === 'file_path' ? canonicalPath(value, mission) : value;
     }
   }
+  // A release's files are its manifest, withdrawn ones included, unless status= narrows them (docs/api.md "Releases").
+  if (filter.release !== undefined && !seen.has('status')) filter.status = 'any';
   if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
     return { ok: false, message: `start_date ${filter.start_date} is after end_date ${filter.end_date}; expected start_date <= end_date.` };
   }
@@ -140,6 +146,7 @@ const VALUE_PROBLEMS: Readonly<Record<ParameterKind, (value: string, mission: Mi
       : undefined,
   boolean: (value) => (value === 'true' || value === 'false' ? undefined : 'expected true or false.'),
   status: (value) => oneOf(STATUS_CHOICES, value),
+  'release-number': (value) => (RELEASE_NUMBER.test(value) ? undefined : 'expected a release number, a whole number from 1 (GET /releases lists them).'),
   'page-size': (value) =>
     WHOLE_NUMBER.test(value) && Number(value) >= 1 && Number(value) <= MAX_PAGE_LIMIT ? undefined : `expected a whole number from 1 to ${MAX_PAGE_LIMIT}.`,
   // Decoded once the sort it belongs to is known (parseQueryFilter's end).

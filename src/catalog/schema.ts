@@ -66,7 +66,36 @@ export interface ChangesTable {
   audience: Generated<string>;
 }
 
+/** A numbered release (migration 0013; src/catalog/release-writes.ts). */
+export interface ReleasesTable {
+  number: number;
+  title: string;
+  description: string | null;
+  /** `release` or `early-release`. */
+  kind: string;
+  /** When its files became, or become, public, ISO-8601 UTC. */
+  release_date: string;
+  created_by: string;
+  created_at: string;
+  /** BIGINT in PostgreSQL (pg returns it as a string). */
+  file_count: number | string;
+  bytes: number | string;
+  retracted_date: string | null;
+  retracted_reason: string | null;
+  retracted_by: string | null;
+}
+
+/** A release's manifest: each file as it was when the release was made (migration 0013). */
+export interface ReleaseFilesTable {
+  release: number;
+  file_path: string;
+  size: number | string;
+  sha256: string;
+}
+
 export interface CatalogDatabase {
+  releases: ReleasesTable;
+  release_files: ReleaseFilesTable;
   files: FilesTable;
   changes: ChangesTable;
   coverage_days: CoverageDaysTable;

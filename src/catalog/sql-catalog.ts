@@ -17,6 +17,8 @@ import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { Audience } from './visibility-sql.js';
 import { announceDue, setReleaseDate } from './release-writes.js';
+import { insertRelease, manifestPage, retractRelease, storedRelease, type PolicyDate, type ReleaseDraft, type Retraction, type RetractOutcome, type StoredRelease } from './release-manifests.js';
+import type { ManifestEntry } from '../wire/release.js';
 import type { QueryOptions } from './query-options.js';
 import { RECORD_COLUMN_COUNT, RECORD_COLUMNS, recordOfRow, rowOf } from './record-columns.js';
 import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
@@ -36,6 +38,9 @@ class Refused extends Error {
     super(outcome.outcome);
   }
 }
+
+/** A release whose manifest came out empty: thrown to roll it back, answered as undefined. */
+class EmptyRelease extends Error {}
 
 /** Records per transaction of the shared bulkLoad. */
 const BULK_CHUNK = 10_000;
@@ -200,6 +205,49 @@ export abstract class SqlCatalog implements Catalog {
     const released = await announceDue(trx, now);
     if (released.length > 0) await this.postWrite(trx, [], released);
     return released.length;
+  }
+
+  createRelease(draft: ReleaseDraft): Promise<StoredRelease | undefined> {
+    return this.driver('release', async () => {
+      try {
+        return await transactionReportingCause(this.db, async (trx) => {
+          const release = await insertRelease(trx, this.dialect, draft);
+          if (release === undefined) throw new EmptyRelease();
+          // A date already past: its 'released' entries with this commit (release-writes.ts).
+          await this.announceIn(trx, new Date().toISOString());
+          return release;
+        });
+      } catch (err) {
+        if (err instanceof EmptyRelease) return undefined;
+        throw err;
+      }
+    });
+  }
+
+  releases(): Promise<StoredRelease[]> {
+    return this.driver('release', async () => (await this.db.selectFrom('releases').selectAll().orderBy('number').execute()).map(storedRelease));
+  }
+
+  release(number: number): Promise<StoredRelease | undefined> {
+    return this.driver('release', async () => {
+      const row = await this.db.selectFrom('releases').selectAll().where('number', '=', number).executeTakeFirst();
+      return row && storedRelease(row);
+    });
+  }
+
+  releaseManifest(number: number, after: string | undefined, limit: number): Promise<ManifestEntry[]> {
+    return this.driver('release', () => manifestPage(this.db, number, after, limit));
+  }
+
+  retractRelease(number: number, retraction: Retraction, policyDate: PolicyDate): Promise<RetractOutcome> {
+    return this.driver('release', () =>
+      transactionReportingCause(this.db, async (trx) => {
+        const { outcome, changes } = await retractRelease(trx, this.dialect, number, retraction, policyDate);
+        // The change log's entries last (post-write.ts), as every write's.
+        if (changes.length > 0) await this.postWrite(trx, [], changes);
+        return outcome;
+      }),
+    );
   }
 
   /** A record read inside a transaction (the engines' own get reads outside it). */

@@ -21,6 +21,7 @@ const COMMANDS: Readonly<Record<string, (program: Command) => Promise<void>>> = 
   download: async (p) => (await import('../client/cli/download-command.js')).registerDownloadCommand(p, await clientPrefix()),
   watch: async (p) => (await import('../client/cli/watch-command.js')).registerWatchCommand(p, await clientPrefix()),
   withdraw: async (p) => (await import('../client/cli/withdraw-command.js')).registerWithdrawCommand(p, await clientPrefix()),
+  release: async (p) => (await import('../client/cli/release-command.js')).registerReleaseCommand(p, await clientPrefix()),
   // One module registers the three.
   login: signInCommands,
   logout: signInCommands,
@@ -53,7 +54,7 @@ const program = new Command('sdc')
 // The program's own options come before the command's name (enablePositionalOptions), so the
 // first argument is the command, or a program option such as --version or --help.
 const named = process.argv[2];
-if (named === 'query' || named === 'upload' || named === 'download' || named === 'watch' || named === 'withdraw') {
+if (named === 'query' || named === 'upload' || named === 'download' || named === 'watch' || named === 'withdraw' || named === 'release') {
   // The client's HTTP parser (undici's llhttp) is WebAssembly: V8 would optimise it on a
   // background thread that the process then waits for at exit, ~0.8 s on the test machine for
   // a one-page `sdc query`. The baseline compiler alone parses headers fast enough for a client;

@@ -32,6 +32,8 @@ export interface QueryFilter extends Partial<Record<SpecRecordField, string>> {
   readonly status?: StatusChoice;
   /** true: only files whose release date has passed; false: only team-only ones (a key's holder; docs/api.md "Who sees what"). */
   readonly released?: boolean;
+  /** Only the files of this release: exactly its manifest, whatever happened since (docs/api.md "Releases"). */
+  readonly release?: number;
 }
 
 /** Orders of a query; `-` in front for descending, `file_path` breaks ties. */

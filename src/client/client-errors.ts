@@ -180,14 +180,14 @@ export class LocalFileError extends ClientError {
 }
 
 /** The operation a status came from decides what a 400 means. */
-export type Operation = 'upload' | 'download' | 'query' | 'transfer' | 'withdraw';
+export type Operation = 'upload' | 'download' | 'query' | 'transfer' | 'withdraw' | 'release';
 
 /** The typed error for a status the server answered with, carrying its message and its X-Error-Code. */
 export function errorForStatus(operation: Operation, status: number, message: string, serverCode?: string): ClientError {
   const text = message.trim().slice(0, 500) || `HTTP ${status}`;
   const coded = { serverCode };
   if (status === 400 && operation === 'transfer') return new BadResponseError(`the object store refused the request (400): ${text}`, status, coded);
-  if (status === 400 && operation === 'withdraw') return new InvalidRequestError(text, status, coded);
+  if (status === 400 && (operation === 'withdraw' || operation === 'release')) return new InvalidRequestError(text, status, coded);
   if (status === 400) return operation === 'query' ? new InvalidQueryError(text, status, coded) : new InvalidNameError(text, status, coded);
   if (status === 410) return new WithdrawnError(text, status, coded);
   if (status === 401 || status === 403) return new DeniedError(text, status, coded);

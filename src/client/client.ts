@@ -12,6 +12,8 @@ import { findRecord, queryPage, queryPages, queryRecords, type QueryPage } from 
 import { RequestPacer } from './request-pacing.js';
 import { DEFAULT_RETRY, type RetryListener, type RetryPolicy } from './retry.js';
 import { uploadFile, type UploadOptions, type UploadResult } from './upload-file.js';
+import { requestCreateRelease, requestRelease, requestReleaseDocument, requestReleases, requestRetraction, type ReleaseRequest } from './release-calls.js';
+import type { ReleaseCreated, ReleaseDescription, ReleaseFormat, ReleaseSummary } from '../wire/release.js';
 
 export interface ClientOptions {
   /** Base address of the service, e.g. https://data.example.org. */
@@ -171,6 +173,34 @@ export class Client {
   withdraw(pathOrName: string, options: { readonly reason: string; readonly supersededBy?: string }): Promise<ArchiveRecord> {
     const body = options.supersededBy === undefined ? { reason: options.reason } : { reason: options.reason, superseded_by: options.supersededBy };
     return requestWithdrawal(this.ctx, this.storedPath(pathOrName), body);
+  }
+
+  /**
+   * Makes a numbered release (curator key; docs/api.md "Releases"): its files by path or name,
+   * or a query's filters; never retried. Answers its number, file count, bytes, date and address.
+   */
+  createRelease(request: ReleaseRequest): Promise<ReleaseCreated> {
+    return requestCreateRelease(this.ctx, request);
+  }
+
+  /** The releases this caller may see (published ones without a key), by number. */
+  releases(): Promise<ReleaseSummary[]> {
+    return requestReleases(this.ctx);
+  }
+
+  /** A release and its manifest. */
+  release(number: number): Promise<ReleaseDescription> {
+    return requestRelease(this.ctx, number);
+  }
+
+  /** A release as a document: JSON, its manifest as CSV or Metalink 4, or its DataCite 4 JSON. */
+  releaseDocument(number: number, format: ReleaseFormat): Promise<string> {
+    return requestReleaseDocument(this.ctx, number, format);
+  }
+
+  /** Retracts a release (curator key); a release already retracted is a ConflictError. */
+  retractRelease(number: number, reason: string): Promise<ReleaseDescription> {
+    return requestRetraction(this.ctx, number, reason);
   }
 
   /** A signed PUT address for a path (after the local name checks). */

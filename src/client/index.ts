@@ -16,3 +16,5 @@ export type { FeedEvent, WatchOptions } from './live-feed.js';
 // The wire format, as the server defines it: record fields in order, query limits and sort keys, coverage spans, byte format.
 export { RECORD_FIELDS, SPEC_RECORD_FIELDS, RECORD_FIELD_INFO, MAX_PAGE_LIMIT, SORT_FIELDS, QUERY_PARAMETER_ORDER, formatBytes } from '../wire/index.js';
 export type { CoverageSpan, WireRecord, SortKey } from '../wire/index.js';
+export type { ReleaseRequest } from './release-calls.js';
+export type { ManifestEntry, ReleaseCreated, ReleaseDescription, ReleaseFormat, ReleaseKind, ReleaseStatus, ReleaseSummary } from '../wire/release.js';

@@ -199,6 +199,29 @@ export const REPLACEMENT_NOT_ARCHIVED = declareError(
   400,
   (replacement: string, why: string) => `superseded_by ${replacement} ${why}: the replacement must be another archived file, not withdrawn. Nothing was changed.`,
 );
+/** POST /releases and its retraction (docs/api.md "Releases"). */
+export const INVALID_RELEASE = declareError('SDC_INVALID_RELEASE', 400, (expected: string) => expected);
+export const EMPTY_RELEASE = declareError(
+  'SDC_EMPTY_RELEASE',
+  400,
+  () => 'The release would hold no file: its files or query name no archived file, or every one is excluded. Name at least one archived file.',
+);
+export const UNRELEASABLE_FILES = declareError(
+  'SDC_UNRELEASABLE_FILES',
+  400,
+  (named: string) => `A release holds archived files only; these are not: ${named}. Leave them out (or exclude them) and send it again.`,
+);
+export const RELEASE_NOT_FOUND = declareError(
+  'SDC_RELEASE_NOT_FOUND',
+  404,
+  (number: string) => `There is no release ${number}. GET /releases lists the releases you may see.`,
+);
+export const ALREADY_RETRACTED = declareError(
+  'SDC_ALREADY_RETRACTED',
+  409,
+  (number: number, date: string, by: string) => `Release ${number} was already retracted on ${date} by ${by}. A retraction is never changed nor undone.`,
+);
+
 export const ALREADY_WITHDRAWN = declareError(
   'SDC_ALREADY_WITHDRAWN',
   409,

@@ -5,6 +5,7 @@ import { AccessLog } from './access-log.js';
 import { buildValidator } from './body-validation.js';
 import type { KeyStore } from '../catalog/index.js';
 import { apiRoutes } from './api-routes.js';
+import { releaseRoutes } from './release-routes.js';
 import { registerCors, type CorsOrigin } from './cors.js';
 import { earlierFormRoutes } from './earlier-form-routes.js';
 import { feedRoute } from './feed-route.js';
@@ -157,6 +158,7 @@ export async function buildApp({ ctx, signedAddresses, logger, corsOrigin = '*',
   await app.register(opsRoutes(ctx));
   await app.register(coverageRoute(ctx));
   await app.register(changesRoute(ctx));
+  await app.register(releaseRoutes(ctx));
   await app.register(signInRoutes(trust?.oidc));
   await access.declare('public', () => app.register(portalPlugin(ctx.mission)));
   await app.register(s3EventsRoute(ctx, eventsToken, eventsTokenPrevious));

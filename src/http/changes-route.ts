@@ -36,7 +36,7 @@ const changesSchema = {
         properties: {
           id: { type: 'integer', description: 'The entry\'s id: only grows, in commit order.' },
           time: { type: 'string', format: 'date-time', description: 'When the change was committed, ISO-8601 UTC.' },
-          change: { type: 'string', enum: ['created', 'withdrawn'] },
+          change: { type: 'string', enum: ['created', 'withdrawn', 'released', 'retracted'] },
           file_path: { type: 'string' },
           record: { $ref: `${FILE_RECORD_ID}#`, description: 'The record as the change left it (for a withdrawal, with its tombstone fields).' },
         },

@@ -1,5 +1,5 @@
 import { ERROR_TEXT_TYPE } from '../errors/index.js';
-import { isRecordStream, isTextStream, renderRecords, type Envelope } from '../service/index.js';
+import { isJsonTextStream, isRecordStream, isTextStream, renderRecords, type Envelope } from '../service/index.js';
 
 /** An envelope as an HTTP answer: what Fastify sends and what Lambda returns to API Gateway. */
 export interface RenderedEnvelope {
@@ -35,7 +35,10 @@ export function renderEnvelope(envelope: Envelope): RenderedEnvelope {
   const json = declared.startsWith('application/json') || (!declared && statusCode < 300);
   let type: string;
   let rendered: RenderedEnvelope['body'];
-  if (isTextStream(body)) {
+  if (isJsonTextStream(body)) {
+    type = declared || JSON_TYPE;
+    rendered = batched(body);
+  } else if (isTextStream(body)) {
     type = json ? JSON_TYPE : declared || TEXT_TYPE;
     rendered = json ? jsonString(body) : batched(body);
   } else if (isRecordStream(body)) {

@@ -1,5 +1,6 @@
 export * from './mission-config.js';
 export * from './access-policy.js';
+export * from './citation.js';
 export * from './load-mission-config.js';
 export * from './calendar-date.js';
 export * from './naming-errors.js';

@@ -1,4 +1,5 @@
 import { PUBLIC_ACCESS_POLICY, validateAccessPolicy, type AccessPolicy } from './access-policy.js';
+import { defaultCitation, validateCitation, type Citation } from './citation.js';
 
 /**
  * What a mission's naming convention allows. The built-in default is the
@@ -16,6 +17,13 @@ export interface MissionConfig {
   readonly defaultExtension: string;
   /** Who sees which files, and when (access-policy.ts); absent: every file public at ingestion. */
   readonly access?: AccessPolicy;
+  /** Who is named when a release is cited (citation.ts); absent: the mission's science data centre. */
+  readonly citation?: Citation;
+}
+
+/** The mission's citation: its own, or its science data centre's. */
+export function citationOf(mission: MissionConfig): Citation {
+  return mission.citation ?? defaultCitation(mission.name);
 }
 
 /** The mission's access policy: its own, or every file public at ingestion. */
@@ -68,6 +76,7 @@ export function validateMissionConfig(raw: unknown, source = 'mission config'): 
     extensionByLevel[level] = word(ext, `extensionByLevel.${level}`);
   }
   const access = validateAccessPolicy(o.access, fail, { instrument: instruments, data_level: dataLevels });
+  const citation = o.citation === undefined ? undefined : validateCitation(o.citation, name, fail);
   return Object.freeze({
     name,
     instruments: Object.freeze(instruments),
@@ -75,6 +84,7 @@ export function validateMissionConfig(raw: unknown, source = 'mission config'): 
     extensionByLevel: Object.freeze(extensionByLevel),
     defaultExtension,
     access,
+    ...(citation ? { citation } : {}),
   });
 }
 

@@ -1,10 +1,11 @@
 import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.js';
-import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
+import { exampleStoredPath, resolveRequestPath, type ScienceFileName } from '../mission/index.js';
+import { ingestionStamp } from '../wire/instant.js';
 import { failure, type Envelope } from './envelope.js';
-import { ingest } from './ingest.js';
+import { ingest, policyReleaseDate } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
-import { evidenceRefusal, servableTo, type WithdrawnAccess } from './servable.js';
+import { evidenceRefusal, servableTo, servableUnrecorded, type WithdrawnAccess } from './servable.js';
 import { ingestStagedFor } from './staged-uploads.js';
 import type { ServiceContext } from './service-context.js';
 import { ANONYMOUS, type Caller } from './visibility.js';
@@ -29,8 +30,9 @@ export function download(ctx: ServiceContext, requestPath: string, evidence: Wit
       break;
   }
   const path = resolved.path;
+  const name = resolved.name;
   return andThen(ctx.catalog.get(path), (record) => {
-    if (record === undefined) return unrecorded(ctx, path, requestPath, caller);
+    if (record === undefined) return unrecorded(ctx, path, name, requestPath, caller);
     const verdict = servableTo(ctx, caller, record, { evidence: evidence.include }, requestPath);
     return verdict.served ? redirect(ctx, path, verdict.evidence) : failure(verdict.refusal);
   });
@@ -58,8 +60,8 @@ function redirect(ctx: ServiceContext, path: string, evidence = false): MaybePro
 export const DOWNLOAD_EXPIRES_HEADER = 'X-Download-Expires';
 
 /** A path without a record: stored without one, or waiting under a staging key (S3), it is indexed on the spot. */
-function unrecorded(ctx: ServiceContext, path: string, requestPath: string, caller: Caller): MaybePromise<Envelope> {
-  const indexThenRedirect = () => indexThenServe(ctx, path, requestPath, caller);
+function unrecorded(ctx: ServiceContext, path: string, name: ScienceFileName, requestPath: string, caller: Caller): MaybePromise<Envelope> {
+  const indexThenRedirect = () => indexThenServe(ctx, path, name, requestPath, caller);
   return andThen(ctx.store.head(path), (stored) =>
     stored
       ? indexThenRedirect()
@@ -67,15 +69,18 @@ function unrecorded(ctx: ServiceContext, path: string, requestPath: string, call
   );
 }
 
-async function indexThenServe(ctx: ServiceContext, path: string, requestPath: string, caller: Caller): Promise<Envelope> {
+async function indexThenServe(ctx: ServiceContext, path: string, name: ScienceFileName, requestPath: string, caller: Caller): Promise<Envelope> {
   // On a full disk the record waits; the bytes are served anyway.
   await ingest(ctx, path).catch((err: unknown) => {
     if (!isOutOfSpace(err)) throw err;
     ctx.log.warn({ file_path: path }, 'out of space: not indexed now');
   });
-  // The record just written decides as any other (the access policy set its release date).
+  // The record just written decides as any other (the access policy set its release date);
+  // without one, the policy decides as for the record ingest would have written (now).
   const record = await ctx.catalog.get(path);
-  if (record === undefined) return redirect(ctx, path);
-  const verdict = servableTo(ctx, caller, record, {}, requestPath);
+  const verdict =
+    record === undefined
+      ? servableUnrecorded(ctx, caller, path, policyReleaseDate(ctx, name, ingestionStamp()), requestPath)
+      : servableTo(ctx, caller, record, {}, requestPath);
   return verdict.served ? redirect(ctx, path, verdict.evidence) : failure(verdict.refusal);
 }

@@ -24,6 +24,16 @@ export class TextStream implements AsyncIterable<string> {
   }
 }
 
+/**
+ * A JSON text produced piece by piece (a release and its manifest: releases.ts): sent as it is,
+ * never quoted as a string, so a large document streams without sitting whole in memory.
+ */
+export class JsonTextStream extends TextStream {}
+
+export function isJsonTextStream(body: Envelope['body']): body is JsonTextStream {
+  return body instanceof JsonTextStream;
+}
+
 export function isTextStream(body: Envelope['body']): body is TextStream {
   return body instanceof TextStream;
 }

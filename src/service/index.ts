@@ -27,3 +27,5 @@ export * from './visibility.js';
 export * from './release-publisher.js';
 export * from './servable.js';
 export * from './recorded-name.js';
+export * from './releases.js';
+export * from './release-request.js';

@@ -1,5 +1,5 @@
 import { recordFor, type FileRecord } from '../catalog/index.js';
-import { accessPolicyOf, releaseDateAtIngest, resolveRequestPath } from '../mission/index.js';
+import { accessPolicyOf, releaseDateAtIngest, resolveRequestPath, type ScienceFileName } from '../mission/index.js';
 import type { ObjectDigest } from '../store/index.js';
 import { ingestionStamp } from '../wire/instant.js';
 import type { ServiceContext } from './service-context.js';
@@ -44,10 +44,18 @@ export async function recordToIngest(ctx: ServiceContext, key: string, digest?: 
   // store, records the same ones.
   uploader ??= digested.uploader;
   const ingestion_date = digested.ingestionDate ?? ingestionStamp();
-  // The mission's access policy decides here, once, for every path that indexes (docs/api.md "Who sees what").
-  const { instrument, dataLevel: data_level, descriptor, extension } = resolved.name;
-  const release_date = releaseDateAtIngest(accessPolicyOf(ctx.mission), { instrument, data_level, descriptor, extension }, ingestion_date);
+  const release_date = policyReleaseDate(ctx, resolved.name, ingestion_date);
   return recordFor(resolved.name, { ingestion_date, size, sha256, uploader, release_date });
+}
+
+/**
+ * The release date the mission's access policy gives a file of this name indexed at
+ * `ingestionDate`: decided here, once, for every path that indexes, and for bytes served while
+ * their record cannot be written (download.ts) (docs/api.md "Who sees what").
+ */
+export function policyReleaseDate(ctx: ServiceContext, name: ScienceFileName, ingestionDate: string): string | undefined {
+  const { instrument, dataLevel: data_level, descriptor, extension } = name;
+  return releaseDateAtIngest(accessPolicyOf(ctx.mission), { instrument, data_level, descriptor, extension }, ingestionDate);
 }
 
 /**

@@ -26,10 +26,22 @@ export type ServeVerdict = { readonly served: true; readonly evidence: boolean }
  * the record's own standing (servable).
  */
 export function servableTo(ctx: ServiceContext, caller: Caller, record: FileRecord, ask: ServeAsk = {}, requestPath = record.file_path): ServeVerdict {
-  const access = byteAccess(ctx, caller, record);
+  const visible = servableUnrecorded(ctx, caller, record.file_path, record.release_date, requestPath);
+  return visible.served ? servable(record, ask) : visible;
+}
+
+/**
+ * The bytes of a name stored without a record, served while the catalog cannot take one (a
+ * download that indexes on the spot, download.ts, on a full catalog disk): who sees what is
+ * decided as for the record ingest would have written (`releaseDate`: the policy's date for
+ * it, ingest.ts's policyReleaseDate), so a team file is never served where its record would
+ * not be (docs/api.md "Who sees what"). Such a file has no standing of its own yet.
+ */
+export function servableUnrecorded(ctx: ServiceContext, caller: Caller, filePath: string, releaseDate: string | undefined, requestPath = filePath): ServeVerdict {
+  const access = byteAccess(ctx, caller, { release_date: releaseDate });
   if (access === 'hidden') return { served: false, refusal: FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)) };
-  if (access === 'not_released') return { served: false, refusal: NOT_RELEASED.create(record.file_path, record.release_date) };
-  return servable(record, ask);
+  if (access === 'not_released') return { served: false, refusal: NOT_RELEASED.create(filePath, releaseDate) };
+  return { served: true, evidence: false };
 }
 
 /**

@@ -48,8 +48,13 @@ export function changeAudience(ctx: ServiceContext, caller: Caller): Audience | 
   return limited(ctx, caller) ? 'public' : undefined;
 }
 
+/** Whether the caller sees every release (a key holder), or only published ones (docs/api.md "Releases"). */
+export function seesEveryRelease(ctx: ServiceContext, caller: Caller): boolean {
+  return !limited(ctx, caller);
+}
+
 /** Whether a record's release date has passed. */
-export function isReleased(record: FileRecord, now = new Date().toISOString()): boolean {
+export function isReleased(record: Pick<FileRecord, 'release_date'>, now = new Date().toISOString()): boolean {
   return record.release_date !== undefined && record.release_date <= now;
 }
 
@@ -58,7 +63,7 @@ export function isReleased(record: FileRecord, now = new Date().toISOString()): 
  * `hidden` (answer as for a name never stored); or `not_released` (the record is public, the
  * bytes are not yet).
  */
-export function byteAccess(ctx: ServiceContext, caller: Caller, record: FileRecord): 'serve' | 'hidden' | 'not_released' {
+export function byteAccess(ctx: ServiceContext, caller: Caller, record: Pick<FileRecord, 'release_date'>): 'serve' | 'hidden' | 'not_released' {
   if (!limited(ctx, caller) || isReleased(record)) return 'serve';
   return accessPolicyOf(ctx.mission).embargoedMetadata === 'hidden' ? 'hidden' : 'not_released';
 }

@@ -7,3 +7,4 @@ export * from './media-type.js';
 export * from './instant.js';
 export * from './control-characters.js';
 export * from './sign-in.js';
+export * from './release.js';

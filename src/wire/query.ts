@@ -42,6 +42,7 @@ export type ParameterKind =
   | 'instant'
   | 'boolean'
   | 'status'
+  | 'release-number'
   | 'page-size'
   | 'cursor'
   | 'sort'
@@ -155,6 +156,15 @@ export const QUERY_PARAMETERS = {
     kind: 'boolean',
     spec: false,
     description: 'true: only files whose release date has passed; false: only team-only files (docs/api.md "Who sees what"). A caller without a key sees released files only.',
+  },
+  release: {
+    role: 'filter',
+    kind: 'release-number',
+    spec: false,
+    pattern: '^[1-9]\\d{0,8}$',
+    description: 'Only the files of release N: exactly its manifest, whatever was uploaded, withdrawn or released since; status defaults to any (docs/api.md "Releases").',
+    examples: ['1'],
+    cli: { flag: '--release <n>', help: 'only the files of release N (exactly its manifest)' },
   },
   limit: {
     role: 'answer',

@@ -48,6 +48,7 @@ function spellings(base: string, url: string): string[] {
 function documentedUrl(url: string): string {
   if (url.startsWith('/docs')) return '/docs/*';
   if (url.startsWith('/store/')) return url.replace(/\*$/, '{key}');
+  if (url.startsWith('/releases/')) return url.replace(':n', '{n}');
   return /^\/(v0\/)?(uploads?|download|withdraw)\//.test(url) ? url.replace(/\*$/, '{path}') : url;
 }
 
@@ -73,7 +74,7 @@ describe('access is decided on the matched route, whatever the spelling of the U
     const table = server.app.accessTable();
     expect(table.length).toBeGreaterThan(20);
     for (const entry of table) expect(['public', 'read', 'upload', 'curator', 'signed', 'operator']).toContain(entry.access);
-    expect(routesOf(table, 'curator', 'POST').sort()).toEqual(['/withdraw', '/withdraw/*']);
+    expect(routesOf(table, 'curator', 'POST').sort()).toEqual(['/releases', '/releases/:n/retract', '/withdraw', '/withdraw/*']);
     expect(routesOf(table, 'upload').sort()).toEqual(['/upload', '/upload/*', '/upload/science/*', '/uploads/*', '/v0/upload/science', '/v0/upload/science/*']);
     expect(routesOf(table, 'upload', 'POST')).toEqual(['/uploads/*']);
     expect(routesOf(table, 'upload', 'DELETE')).toEqual(['/uploads/*']);

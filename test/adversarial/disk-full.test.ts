@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmdirSync } from 'node:fs';
-import { open, readdir, rm, stat, statfs } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/catalog/index.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
 import { isOutOfSpace, OutOfSpaceError } from '../../src/service/out-of-space.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { recordFigures } from '../reliability/figures.js';
@@ -159,6 +160,48 @@ describe.skipIf(CANNOT_MOUNT !== undefined)('disk full: a 507 with nothing half-
       expect(retried.status).toBe(200);
       expect(await recordsOf(server, path)).toHaveLength(1);
       recordFigures('diskFullCatalog', { status: refused.status, filesWithoutRecord: 0, retryStatus: retried.status });
+    });
+  });
+
+  describe('a download that cannot index on the spot, under an access policy', () => {
+    let disk: ReturnType<typeof smallDisk>;
+    let server: TestServer;
+    let reader: string;
+    beforeAll(async () => {
+      disk = smallDisk('4m');
+      // l1a is held for the team (docs/api.md "Who sees what"); anonymous callers cannot tell it exists.
+      const mission = { ...IMAP_MISSION, access: { default: 'public', rules: [{ match: { data_level: ['l1a'] }, access: 'team' }], embargoedMetadata: 'hidden' } };
+      await writeFile(join(disk.dir, 'mission.json'), JSON.stringify(mission));
+      server = await startTestServer({ rateLimit: '0', catalog: `sqlite:${join(disk.dir, 'catalog.db')}`, missionConfig: join(disk.dir, 'mission.json') });
+      reader = (await server.ctx.catalog.keys().create('reader', 'reader')).key;
+    });
+    afterAll(async () => {
+      try {
+        await server?.stop();
+      } finally {
+        disk?.unmount();
+      }
+    });
+
+    it('serves the bytes of a name without a record only to those its record would let see them', async () => {
+      // Bytes in the store without a record (placed there by hand), then no room for the record.
+      const team = pathOf(4);
+      const open = 'imap/swe/l2/2024/01/imap_swe_l2_full_20240105_20240105_v00-04.cdf';
+      for (const path of [team, open]) {
+        await mkdir(dirname(join(server.home, 'store', path)), { recursive: true });
+        await writeFile(join(server.home, 'store', path), `bytes of ${path}`);
+      }
+      const absent = await fetch(`${server.url}/download/${pathOf(5)}`, { redirect: 'manual' });
+      await fill(join(disk.dir, 'filler'));
+      const hidden = await fetch(`${server.url}/download/${team}`, { redirect: 'manual' });
+      expect(hidden.status).toBe(404);
+      expect(await hidden.text()).toBe((await absent.text()).replace(pathOf(5), team));
+      expect(await recordsOf(server, team)).toEqual([]);
+      // A key holder gets the bytes, and so does anyone for a public file: served though not indexed.
+      expect((await fetch(`${server.url}/download/${team}`, { redirect: 'manual', headers: { 'X-API-Key': reader } })).status).toBe(302);
+      expect((await fetch(`${server.url}/download/${open}`, { redirect: 'manual' })).status).toBe(302);
+      expect(await recordsOf(server, open)).toEqual([]);
+      await rm(join(disk.dir, 'filler'));
     });
   });
 

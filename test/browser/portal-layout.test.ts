@@ -22,7 +22,7 @@ describeInBrowser('portal layout with long names', (viewport, browser) => {
   it('wraps long names in the results: nothing overflows sideways', async () => {
     const { page, problems, close } = await openPage(browser(), viewport);
     await page.goto(`${server().url}/?instrument=swe&page=1`);
-    await expect.poll(() => page.locator('#results tbody tr').count()).toBe(5);
+    await expect.poll(() => page.locator('#results tbody tr').count(), { timeout: 10_000 }).toBe(5);
     expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
     // The table needs no scrolling of its own either: every column is in view.
     const table = await page.locator('#results').evaluate((t) => [t.scrollWidth, t.parentElement!.clientWidth]);

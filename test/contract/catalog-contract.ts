@@ -9,6 +9,7 @@ import { describeCatalogModel } from './catalog-model-contract.js';
 import { describeKeptAtIngest } from './catalog-kept-at-ingest-contract.js';
 import { describeCatalogWithdraw } from './catalog-withdraw-contract.js';
 import { describeCatalogVisibility } from './catalog-visibility-contract.js';
+import { describeCatalogReleases } from './catalog-releases-contract.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 import { describeKeyStore } from './key-store-contract.js';
 import { describeNameLeases } from './name-leases-contract.js';
@@ -228,6 +229,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   describeKeptAtIngest(name, make);
   describeCatalogWithdraw(name, make);
   describeCatalogVisibility(name, make);
+  describeCatalogReleases(name, make);
   describeKeyStore(name, make);
   describeNameLeases(name, make);
   describeAuditQueue(name, make);

@@ -32,6 +32,13 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' |
   '/withdraw/{path}': { statuses: ['200', '400', '401', '403', '404', '409'], params: 'path', method: 'post' },
 };
 
+/** Numbered releases (docs/api.md "Releases"): a path may take two methods, each with its statuses. */
+const RELEASE_PATHS: Record<string, Record<string, string[]>> = {
+  '/releases': { get: ['200'], post: ['201', '400', '401', '403'] },
+  '/releases/{n}': { get: ['200', '400', '404'] },
+  '/releases/{n}/retract': { post: ['200', '400', '401', '403', '404', '409'] },
+};
+
 describe('the OpenAPI description', () => {
   let server: TestServer;
   let document: Document;
@@ -63,7 +70,17 @@ describe('the OpenAPI description', () => {
   });
 
   it('describes both forms and the operational endpoints: every parameter and status', () => {
-    expect(Object.keys(document.paths).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(Object.keys(document.paths).sort()).toEqual([...Object.keys(EXPECTED), ...Object.keys(RELEASE_PATHS)].sort());
+    for (const [path, methods] of Object.entries(RELEASE_PATHS)) {
+      expect(Object.keys(document.paths[path]!).sort(), path).toEqual(Object.keys(methods).sort());
+      for (const [method, statuses] of Object.entries(methods)) {
+        const operation = document.paths[path]![method]!;
+        expect(Object.keys(operation.responses).sort(), `${method} ${path}`).toEqual(statuses);
+        for (const response of Object.values(operation.responses)) expect(response.content, path).toBeDefined();
+        if (path !== '/releases') expect(operation.parameters?.find((p) => p.in === 'path'), path).toMatchObject({ name: 'n', required: true });
+      }
+    }
+    expect(Object.keys(document.paths['/releases/{n}']!.get!.responses['200']!.content!)).toEqual(['application/json', 'text/csv; charset=utf-8', 'application/metalink4+xml', 'application/vnd.datacite.datacite+json']);
     const ids = new Set<string>();
     for (const [path, expected] of Object.entries(EXPECTED)) {
       const method = expected.method ?? 'get';
@@ -118,8 +135,10 @@ describe('the OpenAPI description', () => {
 
   it('is generated from the routes: every path it names is a route the server has', () => {
     for (const path of Object.keys(document.paths)) {
-      const method = Object.keys(document.paths[path]!)[0]!.toUpperCase() as 'GET' | 'POST';
-      expect(server.app.hasRoute({ method, url: path.replace('{path}', '*') }), path).toBe(true);
+      for (const name of Object.keys(document.paths[path]!)) {
+        const method = name.toUpperCase() as 'GET' | 'POST';
+        expect(server.app.hasRoute({ method, url: path.replace('{path}', '*').replace('{n}', ':n') }), path).toBe(true);
+      }
     }
   });
 

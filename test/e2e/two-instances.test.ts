@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putBytes } from '../contract/store-contract.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
 
 const TOKEN = 'two-instances-token';
 const pathOf = (name: string) => `imap/hit/l1a/2024/02/${name}`;
@@ -75,6 +79,49 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(PRODUCTION_BACKENDS_LABEL, () => {
       expect(await (await fetch(`${b.url}/query?instrument=hit&start_date=20240210&end_date=20240210&version=latest`)).json()).toEqual([]);
       expect(await (await fetch(`${b.url}/query?file_path=${name}&status=withdrawn`)).json()).toMatchObject([{ status: 'withdrawn', withdrawn_by: 'two-instances-curator' }]);
       expect((await fetch(`${b.url}/withdraw/${name}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: '{"reason":"again"}' })).status).toBe(409);
+    });
+  });
+
+  describe('two instances under an access policy: a release made through one is public at once through the other', () => {
+    let backends: ProductionBackends;
+    let a: TestServer;
+    let b: TestServer;
+    let dir: string;
+    const TEAM = 'imap/hit/l1b/2024/02/imap_hit_l1b_sci_20240212_20240212_v00-01.cdf';
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'sdc-two-policy-'));
+      const mission = { ...IMAP_MISSION, access: { default: 'public', rules: [{ match: { data_level: ['l1b'] }, access: 'team' }], embargoedMetadata: 'hidden' } };
+      await writeFile(join(dir, 'mission.json'), JSON.stringify(mission));
+      backends = await startProductionBackends();
+      const settings = { ...backends.settings, missionConfig: join(dir, 'mission.json') };
+      [a, b] = await Promise.all([startTestServer(settings), startTestServer(settings)]);
+    });
+    afterAll(async () => {
+      await a?.stop();
+      await b?.stop();
+      await backends?.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('releases through A: B answers its files, its manifest and its release at once; a retraction through B is seen by A', async () => {
+      const address = (await (await fetch(`${a.url}/upload/${TEAM}`)).json()) as string;
+      expect((await putBytes(address, Buffer.from('team bytes'))).status).toBe(200);
+      // Indexed (a download through A indexes it on the spot), and the team's: hidden from B's anonymous callers.
+      await fetch(`${a.url}/download/${TEAM}`, { redirect: 'manual', headers: { 'X-API-Key': (await a.ctx.catalog.keys().create('two-reader', 'reader')).key } });
+      expect(await (await fetch(`${b.url}/query?data_level=l1b`)).json()).toEqual([]);
+      const { key } = await a.ctx.catalog.keys().create('two-curator', 'curator');
+      const made = await fetch(`${a.url}/releases`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'HIT L1B', files: [TEAM] }) });
+      expect(made.status).toBe(201);
+      const { release } = (await made.json()) as { release: number };
+      expect(await (await fetch(`${b.url}/query?data_level=l1b`)).json()).toMatchObject([{ file_path: TEAM, release }]);
+      expect((await fetch(`${b.url}/download/${TEAM}`, { redirect: 'manual' })).status).toBe(302);
+      expect(await (await fetch(`${b.url}/releases/${release}`)).json()).toMatchObject({ release, status: 'published', files: [{ file_path: TEAM }] });
+      const retract = (target: TestServer) =>
+        fetch(`${target.url}/releases/${release}/retract`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: '{"reason":"wrong table"}' });
+      expect((await retract(b)).status).toBe(200);
+      expect((await retract(a)).status).toBe(409);
+      expect(await (await fetch(`${a.url}/query?data_level=l1b`)).json()).toEqual([]);
     });
   });
 });

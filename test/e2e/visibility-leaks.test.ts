@@ -14,6 +14,9 @@ const PUBLIC_V1 = 'imap/swe/l1b/2024/01/imap_swe_l1b_sci_20240105_20240105_v00-0
 const TEAM_V2 = 'imap/swe/l1b/2024/01/imap_swe_l1b_sci_20240105_20240105_v00-02.cdf';
 const TEAM = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240106_20240106_v00-01.cdf';
 const ABSENT = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240107_20240107_v00-01.cdf';
+// Withdrawn by a curator: a team file (its withdrawal must not tell the public its path) and a public one.
+const TEAM_WITHDRAWN = 'imap/mag/l1a/2024/01/imap_mag_l1a_norm_20240108_20240108_v00-01.cdf';
+const PUBLIC_WITHDRAWN = 'imap/mag/l2/2024/01/imap_mag_l2_norm_20240108_20240108_v00-01.cdf';
 const name = (path: string) => path.split('/').at(-1)!;
 
 type Who = 'none' | 'reader' | 'uploader' | 'curator';
@@ -48,6 +51,16 @@ for (const metadata of ['hidden', 'public'] as const) {
       await put(PUBLIC_V1);
       await put(TEAM_V2);
       await put(TEAM);
+      await put(TEAM_WITHDRAWN);
+      await put(PUBLIC_WITHDRAWN);
+      for (const path of [TEAM_WITHDRAWN, PUBLIC_WITHDRAWN]) {
+        const res = await fetch(`${server.url}/withdraw/${path}`, {
+          method: 'POST',
+          headers: { 'X-API-Key': keys.curator!, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ reason: 'wrong calibration' }),
+        });
+        expect(res.status).toBe(200);
+      }
       await server.ctx.catalog.publish([PUBLIC_V1], new Date().toISOString());
     });
     afterAll(async () => {
@@ -97,8 +110,12 @@ for (const metadata of ['hidden', 'public'] as const) {
         const entries = (await (await get(who, '/changes?after=0')).json()) as { id: number; change: string; file_path: string }[];
         const paths = entries.filter((e) => e.change === 'created').map((e) => e.file_path);
         // The log tells a team file's creation to key holders only, whatever the metadata setting.
-        if (who === 'none') expect(paths).toEqual([]);
-        else expect(paths).toEqual([PUBLIC_V1, TEAM_V2, TEAM]);
+        if (who === 'none') expect(paths).toEqual([PUBLIC_WITHDRAWN]);
+        else expect(paths).toEqual([PUBLIC_V1, TEAM_V2, TEAM, TEAM_WITHDRAWN, PUBLIC_WITHDRAWN]);
+        // ...and its withdrawal likewise: the public reads the withdrawal of a public file only.
+        const withdrawn = entries.filter((e) => e.change === 'withdrawn').map((e) => e.file_path);
+        expect(withdrawn).toEqual(who === 'none' ? [PUBLIC_WITHDRAWN] : [TEAM_WITHDRAWN, PUBLIC_WITHDRAWN]);
+        if (who === 'none') expect(JSON.stringify(entries)).not.toContain(name(TEAM_WITHDRAWN));
         // ...and to everyone, as 'released', once the file is public: after every id of the creations.
         const released = entries.filter((e) => e.change === 'released');
         expect(released.map((e) => e.file_path)).toEqual([PUBLIC_V1]);
@@ -107,6 +124,34 @@ for (const metadata of ['hidden', 'public'] as const) {
         const one = await get(who, '/changes?after=0&limit=1');
         const [first] = (await one.json()) as { id: number }[];
         if (first) expect(one.headers.get('x-next-after')).toBe(String(first.id));
+      });
+
+      it(`${who}: /events replays only the entries the caller may read`, async () => {
+        const abort = new AbortController();
+        const res = await get(who, '/events', { headers: { 'Last-Event-ID': '0' }, signal: abort.signal });
+        expect(res.status).toBe(200);
+        // Read until the log's last entry (PUBLIC_V1's release, public) has come, 15 s at most.
+        const last = await server.ctx.catalog.lastChangeId();
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        let text = '';
+        const timer = setTimeout(() => abort.abort(), 15_000);
+        try {
+          while (!text.includes(`id: ${last}\n`)) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            text += decoder.decode(value, { stream: true });
+          }
+        } catch {
+          // Aborted at the deadline: the expectations below say what was missing.
+        } finally {
+          clearTimeout(timer);
+          abort.abort();
+        }
+        expect(text).toContain(`id: ${last}\n`);
+        expect(text.includes(name(TEAM_WITHDRAWN))).toBe(who !== 'none');
+        expect(text.includes(name(TEAM))).toBe(who !== 'none');
+        expect(text).toContain(name(PUBLIC_WITHDRAWN));
       });
 
       it(`${who}: /v0/query`, async () => {

@@ -393,6 +393,43 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
     ]);
   });
 
+  it('answers releases alike: refusals, the list, a release in every format, its files, a retraction\'s 409 (docs/api.md "Releases")', async () => {
+    const keys = server().ctx.catalog.keys();
+    const { key: curator } = await keys.create('release-curator', 'curator');
+    const { key: uploader } = await keys.create('release-uploader');
+    const json = { 'Content-Type': 'application/json' };
+    const asCurator = { ...json, 'X-API-Key': curator };
+    // Refusals change nothing, so each carrier meets the same state.
+    await expectParity([
+      { method: 'POST', url: '/releases', headers: json, body: `{"title":"t","files":["${STORED}"]}` },
+      { method: 'POST', url: '/releases', headers: { ...json, 'X-API-Key': uploader }, body: `{"title":"t","files":["${STORED}"]}` },
+      { method: 'POST', url: '/releases', headers: asCurator, body: '{"files":[]}' },
+      { method: 'POST', url: '/releases', headers: asCurator, body: `{"title":"t","files":["${STORED.replace('v00-01', 'v00-08')}"]}` },
+      { method: 'POST', url: '/releases', headers: asCurator, body: '{"title":"t","query":{"instrument":"idex"}}' },
+      ...both('GET', '/releases/1'),
+      { method: 'POST', url: '/releases/1/retract', headers: asCurator, body: '{"reason":"x"}' },
+      // Methods a release URL does not serve: 405 with Allow.
+      { method: 'DELETE', url: '/releases/1', headers: asCurator },
+      ...both('GET', '/releases/1/retract'),
+    ]);
+    // Made once (through the server), then read alike.
+    const made = await fetch(`${server().url}/releases`, { method: 'POST', headers: asCurator, body: `{"title":"Parity","description":"one file","files":["${STORED_NAME}"]}` });
+    expect(made.status).toBe(201);
+    const { release } = (await made.json()) as { release: number };
+    await expectParity([
+      ...both('GET', '/releases'),
+      ...both('GET', `/releases/${release}`),
+      ...both('GET', `/releases/${release}?format=csv`),
+      ...both('GET', `/releases/${release}?format=metalink`),
+      ...both('GET', `/releases/${release}?format=datacite`),
+      ...both('GET', `/releases/${release}?format=xml`),
+      ...both('GET', `/query?release=${release}`),
+      { method: 'POST', url: `/releases/${release}/retract`, headers: asCurator, body: '{"reason":""}' },
+    ]);
+    expect((await fetch(`${server().url}/releases/${release}/retract`, { method: 'POST', headers: asCurator, body: '{"reason":"parity"}' })).status).toBe(200);
+    await expectParity([{ method: 'POST', url: `/releases/${release}/retract`, headers: asCurator, body: '{"reason":"again"}' }, ...both('GET', `/releases/${release}`)]);
+  });
+
   it('answers the sign-in routes alike (docs/trust.md "Signed-in callers")', async () => {
     await expectParity([
       ...both('GET', '/auth/config'),
@@ -424,7 +461,9 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`Lambda carrier and sdc serve answer 
       return [...hit].some((h) => {
         const [m, path] = h.split(' ') as [string, string];
         if (m !== method && !(['DELETE', 'PATCH', 'POST', 'PUT'].includes(method) && ['DELETE', 'PATCH', 'POST', 'PUT'].includes(m))) return false;
-        return url.endsWith('*') ? path.startsWith(url.slice(0, -1)) : path === url;
+        if (url.endsWith('*')) return path.startsWith(url.slice(0, -1));
+        // A named parameter (`/releases/:n`) matches one segment.
+        return new RegExp(`^${url.replace(/:[a-z]+/g, '[^/]+')}$`).test(path);
       });
     };
     const missed = [...patterns].filter((p) => !exempt.has(p) && !matches(p));

@@ -1,5 +1,6 @@
 import type { CoverageSpan } from '../../src/wire/coverage.js';
 import type { WireRecord } from '../../src/wire/record.js';
+import type { ReleaseSummary } from '../../src/wire/release.js';
 import { ndjsonObjects } from './ndjson-stream.js';
 import { serviceFetch, refusalOf } from './service-errors.js';
 import { signInHeaders } from './sign-in-session.js';
@@ -39,4 +40,11 @@ export async function fetchCoverage(params: URLSearchParams): Promise<CoverageSp
   const res = await serviceFetch(`/coverage${query ? `?${query}` : ''}`, { headers: { Accept: 'application/json', ...(await signInHeaders()) } });
   if (!res.ok) throw await refusalOf(res);
   return (await res.json()) as CoverageSpan[];
+}
+
+/** Asks GET /releases for the releases this caller may see (one JSON array); throws as fetchRecords does. */
+export async function fetchReleases(): Promise<ReleaseSummary[]> {
+  const res = await serviceFetch('/releases', { headers: { Accept: 'application/json', ...(await signInHeaders()) } });
+  if (!res.ok) throw await refusalOf(res);
+  return (await res.json()) as ReleaseSummary[];
 }

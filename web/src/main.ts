@@ -9,6 +9,7 @@ import { onSignInChange } from './sign-in-session.js';
 import { SignInView } from './sign-in-view.js';
 import { downloadsCarrySignIn } from './signed-in-download.js';
 import { UploadPanel } from './upload-panel.js';
+import { ReleasesView } from './releases-view.js';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -94,10 +95,16 @@ new UploadPanel(byId('upload-form'), byId('upload-files'), byId('api-key'), byId
 
 downloadsCarrySignIn(document);
 const signIn = new SignInView({ region: byId('sign-in'), status: byId('sign-in-status'), signIn: byId('sign-in-button'), signOut: byId('sign-out-button') });
+// The numbered releases (docs/portal.md "Releases"): a signed-in caller may see scheduled ones too.
+const releases = new ReleasesView({ status: byId('releases-status'), list: byId<HTMLOListElement>('releases-list') });
 // Back from the provider, the sign-in completes before the first search, so it already sees
-// what the sign-in opens; signing in or out later runs the search and coverage again.
+// what the sign-in opens; signing in or out later runs the search, coverage and releases again.
 void signIn.completeCallback().then(() => {
-  onSignInChange(() => showUrl());
+  onSignInChange(() => {
+    showUrl();
+    void releases.load();
+  });
   showUrl();
+  void releases.load();
   void signIn.start();
 });

@@ -32,7 +32,30 @@ function downloadLink(record: FileRecord): Node {
   appendName(a, record.file_path);
   a.title = `Download ${record.file_path}`;
   a.setAttribute('download', '');
-  return a;
+  const team = teamBadge(record);
+  if (team === undefined) return a;
+  const wrap = document.createDocumentFragment();
+  wrap.append(team, ' ', a);
+  return wrap;
+}
+
+/**
+ * A file not public yet (docs/portal.md "Team-only files"): a "Team only" badge (a word, not a
+ * colour) with its release date, or that none is set. Shown to whoever the service lets see such
+ * a record: key holders, and everyone where the mission shows team records (docs/api.md "Who sees what").
+ */
+function teamBadge(record: FileRecord): Node | undefined {
+  if (record.release_date !== undefined && record.release_date <= new Date().toISOString()) return undefined;
+  const badge = document.createElement('span');
+  badge.className = 'badge-team';
+  badge.textContent = 'Team only';
+  const when = document.createElement('span');
+  when.className = 'release-date';
+  when.textContent = record.release_date !== undefined ? `public from ${formatTimestamp(record.release_date)}` : 'no release date set';
+  const wrap = document.createElement('span');
+  wrap.className = 'team-only';
+  wrap.append(badge, ' ', when);
+  return wrap;
 }
 
 /**

@@ -49,9 +49,12 @@ Examples:
   $ sdc download imap_swe_l1a_sci_20240105_20240105_v00-01.cdf
   $ sdc download --data-dir ~/imap-data imap/mag/l1b/2024/03/imap_mag_l1b_norm_20240301_20240301_v01-00.cdf
   $ sdc download --query --instrument swe --data-level l1a --start-date 20240101 --end-date 20240131 --jobs 8
-  $ ${prefix}_DATA_DIR=~/imap-data sdc download --query --instrument hit --force`,
+  $ ${prefix}_DATA_DIR=~/imap-data sdc download --query --instrument hit --force
+  $ sdc download --release 3        # every file of release 3, exactly its manifest`,
     )
-    .action(async (names: string[], flags: DownloadFlags, command: Command) => {
+    .action(async (names: string[], given: DownloadFlags, command: Command) => {
+      // --release N names its files by itself: a query of that release's manifest (docs/client.md).
+      const flags: DownloadFlags = given.release !== undefined ? { ...given, query: true } : given;
       if (flags.query && names.length > 0) command.error('error: give file names or --query with filter options, not both', { exitCode: 2 });
       if (!flags.query && names.length === 0) command.error('error: name the files to download, or use --query with filter options', { exitCode: 2 });
       if (!flags.query && hasFilter(flags)) command.error('error: filter options select files only with --query', { exitCode: 2 });

@@ -5,6 +5,7 @@ import { registerQueryCommand } from './query-command.js';
 import { registerUploadCommand } from './upload-command.js';
 import { registerWatchCommand } from './watch-command.js';
 import { registerWithdrawCommand } from './withdraw-command.js';
+import { registerReleaseCommand } from './release-command.js';
 import { registerSignInCommands } from './login-command.js';
 
 /**
@@ -20,6 +21,7 @@ export function registerClientCommands(program: Command, env: NodeJS.ProcessEnv 
   registerDownloadCommand(program, prefix);
   registerWatchCommand(program, prefix);
   registerWithdrawCommand(program, prefix);
+  registerReleaseCommand(program, prefix);
   registerSignInCommands(program, prefix);
   addClientHelp(program, prefix);
 }
