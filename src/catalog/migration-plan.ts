@@ -64,7 +64,7 @@ export function describePlan(plan: MigrationPlan): string {
   else lines.push('pending:', ...plan.pending.map((step) => `  ${step.name} (${step.kind})`));
   if (plan.applied.length === 0) lines.push('a new catalog: no instance of an earlier release serves it');
   else if (previousReleaseMayServe(plan)) {
-    lines.push('instances of the previous release may keep serving on the migrated schema (expand steps only)');
+    lines.push(`instances of the previous release may keep serving on the migrated schema (${plan.pending.length > 0 ? 'expand steps only' : 'nothing to apply'})`);
   } else {
     lines.push('instances of the previous release must be gone first: a pending step is a contract step (apply it with `sdc migrate --contract`)');
   }

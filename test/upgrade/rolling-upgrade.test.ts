@@ -253,12 +253,12 @@ describe.skipIf(SKIP !== undefined)(SKIP ?? `rolling upgrade from ${RELEASE.vers
     await workload.progress(3);
 
     workload.phase = 'sdc migrate';
+    // docs/deploy.md's runbook, steps 2 and 3, with this build.
     const checked = await sdc(['migrate', '--check'], env);
-    expect(checked.stdout).toContain('0012-access (expand)');
     expect(checked.stdout).toContain('instances of the previous release may keep serving on the migrated schema');
     expect(checked.code).toBe(0);
     const migrated = await sdc(['migrate'], env);
-    expect(migrated.stderr + migrated.stdout).toContain('applied 1 migration(s)');
+    expect(migrated.stderr).not.toContain('sdc: ');
     expect(migrated.code).toBe(0);
 
     workload.phase = `${RELEASE.version} on the migrated schema`;
@@ -274,6 +274,7 @@ describe.skipIf(SKIP !== undefined)(SKIP ?? `rolling upgrade from ${RELEASE.vers
   });
 
   it(`rolls back: the new instance stopped, ${RELEASE.version} serving the migrated schema; then upgrades again`, async () => {
+    if (new1 === undefined) throw new Error('the upgrade above did not get as far as the new instance: nothing to roll back');
     workload!.phase = 'rollback';
     await replace(new1, [old2]);
     await workload!.progress(3);
