@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMAP_MISSION } from '../../src/mission/index.js';
 import { putBytes } from '../contract/store-contract.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
 import { SDC_BIN, startChildServer, type ChildServer } from '../helpers/child-server.js';
@@ -241,9 +242,9 @@ describe.skipIf(SKIP !== undefined)(SKIP ?? `rolling upgrade from ${RELEASE.vers
   let new1: ChildServer;
 
   it(`keeps every request answered through sdc migrate and the replacement of a ${RELEASE.version} instance`, async () => {
-    // The previous release creates its schema; two of its instances serve behind nginx.
-    old1 = await instance(previousBin);
-    old2 = await instance(previousBin);
+    // The previous release creates its schema (instances starting together migrate once); two of
+    // its instances serve behind nginx.
+    [old1, old2] = await Promise.all([instance(previousBin), instance(previousBin)]);
     nginx = await startNginx([old1.url, old2.url]);
     await backends.notify(nginx.url, TOKEN);
     // The pipeline's key, made by the operator with the release then deployed.
@@ -273,7 +274,7 @@ describe.skipIf(SKIP !== undefined)(SKIP ?? `rolling upgrade from ${RELEASE.vers
     expect(workload.failures).toEqual([]);
   });
 
-  it(`rolls back: the new instance stopped, ${RELEASE.version} serving the migrated schema; then upgrades again`, async () => {
+  it(`rolls back: the new instance stopped, ${RELEASE.version} serving the migrated schema; then upgrades again and holds other files for the team`, async () => {
     if (new1 === undefined) throw new Error('the upgrade above did not get as far as the new instance: nothing to roll back');
     workload!.phase = 'rollback';
     await replace(new1, [old2]);
@@ -289,6 +290,18 @@ describe.skipIf(SKIP !== undefined)(SKIP ?? `rolling upgrade from ${RELEASE.vers
     workload!.phase = 'this build alone';
     await workload!.progress(3);
     await workload!.stop();
+
+    // With no instance of the previous release left, the operator may hold files for the team
+    // (docs/deploy.md "Rolling back"): from now on a caller without a key sees released files
+    // only, and those the previous release indexed on the migrated schema must count as released.
+    const policyDir = await mkdtemp(join(tmpdir(), 'sdc-upgrade-policy-'));
+    homes.push(policyDir);
+    const mission = { ...IMAP_MISSION, access: { default: 'public', rules: [{ match: { instrument: ['swe'] }, access: 'team' }], embargoedMetadata: 'hidden' } };
+    await writeFile(join(policyDir, 'mission.json'), JSON.stringify(mission));
+    env = { ...env, SDC_MISSION_CONFIG: join(policyDir, 'mission.json') };
+    const withPolicy = await instance();
+    await nginx.setUpstreams([new2.url, withPolicy.url]);
+    await replace(new2, [withPolicy]);
 
     // Nothing acknowledged was lost: found by a query without a key (files the previous release
     // indexed on the migrated schema included), harvested once each, served byte for byte.
