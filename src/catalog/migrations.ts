@@ -1,14 +1,23 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
+import { refuseContractSteps, type MigrateOptions, type MigrationKind, type MigrationPlan } from './migration-plan.js';
 import { REFRESH_ALL_BEFORE_STATUS_SQL } from './product-refresh.js';
+
+/** A migration and its kind (migration-plan.ts): whether the previous release keeps working after it. */
+export interface CatalogMigration extends Migration {
+  readonly kind: MigrationKind;
+}
 
 /**
  * Schema migrations, written with Kysely's schema builder so one list serves SQLite
- * and PostgreSQL. Append new migrations; never edit one that has shipped.
+ * and PostgreSQL. Append new migrations; never edit one that has shipped. Each says its
+ * kind: `expand` adds only; a step that drops or renames what an earlier release reads is
+ * `contract`, and ships one release after the code that stopped reading it.
  */
-export function migrations(dialect: CatalogDialect): Record<string, Migration> {
+export function migrations(dialect: CatalogDialect): Record<string, CatalogMigration> {
   return {
     '0001-files': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema
           .createTable('files')
@@ -33,6 +42,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
       },
     },
     '0002-query-indexes': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         // version=latest looks for a newer version of the same product.
         await db.schema
@@ -47,6 +57,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // Who uploaded a file: the name of the API key whose upload address stored it (null when
     // keys are off, or for files indexed by reconcile).
     '0003-files-uploader': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema.alterTable('files').addColumn('uploader', 'text').execute();
       },
@@ -54,6 +65,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // API keys, stored hashed (see src/catalog/kysely-key-store.ts). Never deleted, only
     // revoked, so a key's name keeps meaning one key in the records and the logs.
     '0004-api-keys': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema
           .createTable('api_keys')
@@ -67,6 +79,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     },
     // file_path ordered byte by byte on every backend (see CatalogDialect); a no-op where that is the default.
     '0005-file-path-byte-order': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         if (!dialect.byteOrderCollation) return;
         await sql`alter table files alter column file_path type text collate ${sql.id(dialect.byteOrderCollation)}`.execute(db);
@@ -75,6 +88,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // Leases on names being written into the object store (src/catalog/kysely-name-leases.ts):
     // one row per name, so that two promotions of one name never write it at once.
     '0006-name-leases': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema
           .createTable('name_leases')
@@ -94,6 +108,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // index (with INCLUDE) was measured no faster at 1M or 10M records, vacuumed or not, and
     // 12 times the size of the one it would replace.
     '0007-covering-search-index': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         if (dialect.engine !== 'sqlite') return;
         await db.schema
@@ -112,6 +127,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // latest flag and a row per (instrument, data level, start date) with its files' counts,
     // sizes and end dates, filled here from the files already there.
     '0008-latest-flag-and-coverage-days': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema.alterTable('files').addColumn('is_latest', 'integer', (c) => c.notNull().defaultTo(1)).execute();
         await db.schema
@@ -136,6 +152,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // revoked_at lies ahead is live until then (the overlap of a rotation). The table is made
     // again because SQLite cannot drop the unique constraint on name in place.
     '0009-api-key-generations': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema
           .createTable('api_keys_0009')
@@ -156,6 +173,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // Roles on keys (docs/api.md, "API keys"): every key made before roles existed uploads, so it
     // becomes an `uploader`; `sdc keys create --role curator` makes the others.
     '0010-api-key-roles': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema.alterTable('api_keys').addColumn('role', 'text', (c) => c.notNull().defaultTo('uploader')).execute();
       },
@@ -172,6 +190,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     //   query, a purge) and of the files that failed an audit (the metrics count them); and
     //   the audit's order, oldest verified first.
     '0011-lifecycle': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         for (const column of ['status', 'withdrawn_date', 'withdrawn_reason', 'withdrawn_by', 'superseded_by', 'verified_date', 'fixity']) {
           await db.schema.alterTable('files').addColumn(column, 'text').execute();
@@ -198,13 +217,17 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // says who may read it ('public' or 'team'), fixed when it is appended, so a reader without
     // a key walks ids that never go back (change-log.ts). `release_logged`: the background step
     // has written the 'released' entry of a file whose date passed (release-publisher.ts).
-    // SQLite's covering index is made again with the new columns.
+    // SQLite's covering index is made again with the new columns. A record inserted by an earlier
+    // release (an instance still serving during a rolling upgrade, docs/deploy.md) names no
+    // release_date: it is public from its ingestion, as that release served it.
     '0012-access': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
-        await db.schema.alterTable('files').addColumn('release_date', 'text').execute();
+        await db.schema.alterTable('files').addColumn('release_date', 'text', (c) => c.defaultTo(OLDER_RELEASE_INSERT)).execute();
         await db.schema.alterTable('files').addColumn('release', 'integer').execute();
         await db.schema.alterTable('files').addColumn('release_logged', 'integer').execute();
         await sql`UPDATE files SET release_date = ingestion_date`.execute(db);
+        await dateOlderReleasesInserts(db, dialect);
         await db.schema.alterTable('changes').addColumn('audience', 'text', (c) => c.notNull().defaultTo('public')).execute();
         await db.schema.createIndex('changes_audience').on('changes').columns(['audience', 'id']).execute();
         // The background step's work: team files whose date is set and whose entry is not written yet.
@@ -228,6 +251,7 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
     // releases that hold a file, when one is retracted). The files table's `release` (0012)
     // names the release that made a file public.
     '0013-releases': {
+      kind: 'expand',
       async up(db: Kysely<unknown>) {
         await db.schema
           .createTable('releases')
@@ -258,15 +282,36 @@ export function migrations(dialect: CatalogDialect): Record<string, Migration> {
   };
 }
 
+/** What migrating would do (`sdc migrate --check`), applying nothing. */
+export async function migrationPlan(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<MigrationPlan> {
+  return planOf(migratorOf(db, dialect, schema), dialect);
+}
+
+function migratorOf(db: Kysely<unknown>, dialect: CatalogDialect, schema: string | undefined): Migrator {
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
+  return new Migrator({ db, provider, migrationTableSchema: schema });
+}
+
+async function planOf(migrator: Migrator, dialect: CatalogDialect): Promise<MigrationPlan> {
+  const known = migrations(dialect);
+  const listed = await migrator.getMigrations();
+  return {
+    applied: listed.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    pending: listed.filter((m) => m.executedAt === undefined).map((m) => ({ name: m.name, kind: known[m.name]!.kind })),
+  };
+}
+
 /**
  * Brings the schema up to date; safe to run at every start; answers the names of the
- * migrations it applied (`sdc migrate` prints them). `schema` names where
+ * migrations it applied (`sdc migrate` prints them). A contract step is refused unless
+ * `options.contract` (migration-plan.ts). `schema` names where
  * PostgreSQL keeps the migrator's own tables: Kysely looks for them in every schema
  * unless told, and would take another deployment's for its own.
  */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
-  const { error, results } = await new Migrator({ db, provider, migrationTableSchema: schema }).migrateToLatest();
+export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string, options: MigrateOptions = {}): Promise<string[]> {
+  const migrator = migratorOf(db, dialect, schema);
+  refuseContractSteps(await planOf(migrator, dialect), options);
+  const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   const unknown = /previously executed migration (\S+) is missing/.exec(String((error as Error | undefined)?.message));
   if (unknown) {
@@ -293,4 +338,36 @@ async function rebuildSqliteSearchIndex(db: Kysely<unknown>, extra: readonly str
   await db.schema.createIndex('files_search').on('files').columns([...SEARCH_INDEX_BASE, ...extra]).execute();
   const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
   if (rows.length > 0) await sql`analyze files_search`.execute(db);
+}
+
+/**
+ * What release_date holds in a row whose INSERT did not name it: only an earlier release's
+ * (this one's inserts name every record column, record-columns.ts, NULL included). A trigger
+ * replaces it at once by the row's ingestion date; it sorts before any date, so even unreplaced
+ * it would never hide a file the earlier release published.
+ */
+const OLDER_RELEASE_INSERT = '0000-01-01T00:00:00.000Z';
+
+/** The trigger that dates an earlier release's inserts (0012): public from their ingestion, as that release served them. */
+async function dateOlderReleasesInserts(db: Kysely<unknown>, dialect: CatalogDialect): Promise<void> {
+  if (dialect.engine === 'sqlite') {
+    await sql
+      .raw(
+        `CREATE TRIGGER files_older_release_insert AFTER INSERT ON files WHEN NEW.release_date = '${OLDER_RELEASE_INSERT}'` +
+          ' BEGIN UPDATE files SET release_date = NEW.ingestion_date WHERE file_path = NEW.file_path; END',
+      )
+      .execute(db);
+    return;
+  }
+  await sql
+    .raw(
+      'CREATE FUNCTION files_older_release_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.release_date := NEW.ingestion_date; RETURN NEW; END $$',
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER files_older_release_insert BEFORE INSERT ON files FOR EACH ROW WHEN (NEW.release_date = '${OLDER_RELEASE_INSERT}')` +
+        ' EXECUTE FUNCTION files_older_release_insert()',
+    )
+    .execute(db);
 }

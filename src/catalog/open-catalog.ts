@@ -2,22 +2,29 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Catalog } from './catalog.js';
 import type { FileRecord } from './file-record.js';
-import { openPostgresCatalog, postgresCatalogExists, type PostgresCatalogOptions } from './postgres/postgres-catalog.js';
+import type { MigrationPlan } from './migration-plan.js';
+import { openPostgresCatalog, postgresCatalogExists, postgresMigrationPlan, type PostgresCatalogOptions } from './postgres/postgres-catalog.js';
 import { redactPassword } from './postgres/postgres-url.js';
 import { sqliteBulkLoad } from './sqlite/sqlite-bulk-load.js';
-import { openSqliteCatalog } from './sqlite/sqlite-catalog.js';
+import { openSqliteCatalog, sqliteMigrationPlan } from './sqlite/sqlite-catalog.js';
 
 /** Opens the catalog named by SDC_CATALOG: `sqlite:<file>` or `postgres://user@host/db[?schema=name]`. */
 export async function openCatalog(url: string, options: PostgresCatalogOptions = {}): Promise<Catalog> {
   if (url.startsWith('sqlite:')) {
     // `sqlite::memory:` is SQLite's in-memory database (as catalogExists says), not a file of that name.
     const file = url.slice('sqlite:'.length);
-    return openSqliteCatalog(file === ':memory:' ? file : resolve(file), options.onMigrated);
+    return openSqliteCatalog(file === ':memory:' ? file : resolve(file), options.onMigrated, options.migrate);
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgresCatalog(url, options);
   throw new Error(
     `SDC_CATALOG ${JSON.stringify(describeCatalogUrl(url))} is not supported; expected sqlite:<file> or postgres://user:password@host:5432/database`,
   );
+}
+
+/** What migrating the catalog the URL names would do (`sdc migrate --check`); the catalog must exist. */
+export async function catalogMigrationPlan(url: string): Promise<MigrationPlan> {
+  if (url.startsWith('sqlite:')) return sqliteMigrationPlan(resolve(url.slice('sqlite:'.length)));
+  return postgresMigrationPlan(url);
 }
 
 /**

@@ -5,7 +5,8 @@ import { requestFromV1, resultForV1 } from './api-gateway-v1.js';
 import { requestFromV2, resultForV2 } from './api-gateway-v2.js';
 import { wholeAnswer, type WholeAnswer } from './api-gateway.js';
 import { MAX_LAMBDA_RESULT_BYTES } from './collect-body.js';
-import { buildLambdaApp } from './lambda-app.js';
+import { requestTracingFromEnv } from '../tracing/request-tracing.js';
+import { buildLambdaApp, lambdaAppTracing } from './lambda-app.js';
 import { cachedContext, setupFromEnvironment } from './lambda-context.js';
 
 export type ApiEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
@@ -69,6 +70,9 @@ export function makeApiHandler(app: () => Promise<FastifyInstance>) {
       } finally {
         clearTimeout(timer);
       }
+      // The container is frozen once the handler returns: spans left in the buffer would wait for
+      // the next invocation, or be lost with the container (docs/deploy.md "Tracing").
+      await flushTraces(instance);
     }
     let result = v2 ? resultForV2(answer!) : resultForV1(answer!);
     // The body was capped as it was read; JSON escapes can still push the whole result over.
@@ -79,6 +83,15 @@ export function makeApiHandler(app: () => Promise<FastifyInstance>) {
     }
     return result;
   };
+}
+
+/** Sends the invocation's spans; a receiver out of reach costs the trace, never the answer. */
+async function flushTraces(instance: FastifyInstance): Promise<void> {
+  const tracing = lambdaAppTracing.get(instance);
+  if (!tracing) return;
+  // The request span ends in the app's onResponse hook, which runs once the injected answer is done.
+  await new Promise((resolve) => setImmediate(resolve));
+  await tracing.flush().catch((err: unknown) => console.error(JSON.stringify({ level: 'warn', msg: 'spans not exported', err: String(err) })));
 }
 
 /** The CORS and request-id headers of an answer, kept on the one that replaces it. */
@@ -94,7 +107,18 @@ function corsOf(answer: WholeAnswer): Record<string, string> {
 export const lambdaAppFromEnvironment = (env: NodeJS.ProcessEnv = process.env) =>
   cachedContext(async () => {
     const { ctx, config, log } = await setupFromEnvironment(env);
-    return buildLambdaApp({ ctx, config, logger: log, onClose: () => ctx.catalog.close() });
+    // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set, as for `sdc serve` (docs/deploy.md "Tracing").
+    const tracing = await requestTracingFromEnv(env);
+    return buildLambdaApp({
+      ctx: tracing ? tracing.traced(ctx) : ctx,
+      config,
+      logger: log,
+      tracing,
+      onClose: async () => {
+        await tracing?.shutdown();
+        await ctx.catalog.close();
+      },
+    });
   });
 
 /** The Lambda entry point: `dist/lambda/api-handler.handler`. */

@@ -76,6 +76,9 @@ export function startOtelTracing(): RequestTracing {
     traced(ctx) {
       return { ...ctx, catalog: traced(ctx.catalog, 'catalog', tracer), store: traced(ctx.store, 'store', tracer) };
     },
+    async flush() {
+      await provider.forceFlush();
+    },
     async shutdown() {
       await provider.shutdown();
     },

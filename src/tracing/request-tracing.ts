@@ -12,6 +12,8 @@ export interface RequestTracing {
   register(app: FastifyInstance): void;
   /** The context with its catalog and store traced: a child span per call made for a request. */
   traced(ctx: ServiceContext): ServiceContext;
+  /** Sends the spans buffered so far: after each invocation on Lambda, whose container is frozen between them. */
+  flush(): Promise<void>;
   /** Sends the spans still buffered; at shutdown. */
   shutdown(): Promise<void>;
 }

@@ -1,46 +1,18 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { loggerInto } from '../helpers/log-lines.js';
+import { startOtlpReceiver, statusOf, type ExportedSpan, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { SAMPLE_NAME, SAMPLE_PATH, startTestServer } from '../helpers/test-server.js';
 
-interface ExportedSpan {
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId?: string;
-  readonly name: string;
-  readonly attributes: readonly { key: string; value: { stringValue?: string; intValue?: number | string } }[];
-}
-
-/** A real OTLP/HTTP receiver: the JSON the exporter posts to /v1/traces, kept. */
-async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; server: Server }> {
-  const spans: ExportedSpan[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.url === '/v1/traces' && req.method === 'POST') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: { scopeSpans: { spans: ExportedSpan[] }[] }[] };
-        for (const r of body.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, server };
-}
-
-const status = (span: ExportedSpan) => Number(span.attributes.find((a) => a.key === 'http.response.status_code')?.value.intValue);
 const hex = (bytes: number) => Array.from({ length: bytes }, (_, i) => ((i * 37 + 11) % 256).toString(16).padStart(2, '0')).join('');
 
 describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: OtlpReceiver;
   beforeEach(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
   });
   afterEach(async () => {
@@ -73,14 +45,14 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
 
     const uploadAddress = requestOf(1);
     expect(uploadAddress.name).toBe('GET /upload/*');
-    expect(status(uploadAddress)).toBe(200);
+    expect(statusOf(uploadAddress)).toBe(200);
     const put = requestOf(2);
     expect(put.name).toMatch(/^PUT \/store\//);
-    expect(status(put)).toBe(200);
+    expect(statusOf(put)).toBe(200);
     expect(childrenOf(put)).toEqual(expect.arrayContaining(['store.write', 'catalog.insert']));
     const download = requestOf(3);
     expect(download.name).toBe('GET /download/*');
-    expect(status(download)).toBe(302);
+    expect(statusOf(download)).toBe(302);
     expect(childrenOf(download)).toEqual(expect.arrayContaining(['catalog.get', 'store.presignGet']));
     const get = requestOf(4);
     expect(childrenOf(get)).toEqual(expect.arrayContaining([expect.stringMatching(/^store\./)]));

@@ -22,10 +22,11 @@ export interface ChildServer {
 /**
  * `sdc serve` as a separate process on a loopback port chosen by the OS, so a test can
  * kill it (SIGKILL, SIGTERM) the way an operator or the kernel would. Its log level
- * must be info or lower: the "Server listening" line tells the port.
+ * must be info or lower: the "Server listening" line tells the port. `bin` is this build's
+ * `sdc` unless another is given (an earlier release's: test/helpers/previous-release.ts).
  */
-export async function startChildServer(home: string, env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, [SDC_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--home', home], {
+export async function startChildServer(home: string, env: NodeJS.ProcessEnv = {}, bin: string = SDC_BIN): Promise<ChildServer> {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--home', home], {
     env: { PATH: process.env.PATH, SDC_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

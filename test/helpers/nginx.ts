@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,19 +35,34 @@ export interface Nginx {
   readonly port: number;
   /** Its access log so far (written with the documented `sdc` format). */
   accessLog(): Promise<string>;
+  /**
+   * Proxies to these instances from now on, as an operator's reload does (`nginx -s reload`);
+   * resolves once the workers that knew the earlier list have ended, so none sends it more.
+   */
+  setUpstreams(urls: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** The worker processes of the nginx master `pid` (Linux: /proc). */
+function workersOf(pid: number): number[] {
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout;
+  return children
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
+}
+
 /**
- * A real nginx (Debian's) in front of `upstream`, as docs/self-hosted.md configures it, on a
- * free loopback port, with its files in a temporary folder; in the foreground, stopped by stop().
+ * A real nginx (Debian's) in front of `upstream` (one address, or several instances as one
+ * group), as docs/self-hosted.md configures it, on a free loopback port, with its files in a temporary folder; in the foreground, stopped by stop().
  */
-export async function startNginx(upstream: string): Promise<Nginx> {
+export async function startNginx(upstream: string | readonly string[]): Promise<Nginx> {
   const dir = await mkdtemp(join(tmpdir(), 'sdc-nginx-'));
   const port = await freePort();
   const log = join(dir, 'access.log');
   const lines = DOCUMENTED_NGINX_LINES.map((line) => line.replace('/var/log/nginx/sdc-access.log', log));
-  const conf = `
+  // Several instances are one upstream group, as docs/self-hosted.md's load balancer has them.
+  const confOf = (upstreams: readonly string[]) => `
 # nginx as root runs its workers as nobody; this folder is theirs to write.
 ${process.getuid?.() === 0 ? 'user root;' : ''}
 worker_processes 1;
@@ -54,6 +70,7 @@ error_log ${join(dir, 'error.log')} warn;
 pid ${join(dir, 'nginx.pid')};
 events { worker_connections 256; }
 http {
+  ${typeof upstream === 'string' ? '' : `upstream sdc { ${upstreams.map((url) => `server ${new URL(url).host};`).join(' ')} }`}
   client_body_temp_path ${join(dir, 'body')};
   proxy_temp_path ${join(dir, 'proxy')};
   fastcgi_temp_path ${join(dir, 'fastcgi')};
@@ -65,14 +82,14 @@ http {
     ${lines[1]}
     ${lines.slice(2, 5).join('\n    ')}
     location / {
-      proxy_pass ${upstream};
+      proxy_pass ${typeof upstream === 'string' ? upstream : 'http://sdc'};
       ${lines.slice(5).join('\n      ')}
     }
   }
 }
 `;
   const confFile = join(dir, 'nginx.conf');
-  await writeFile(confFile, conf);
+  await writeFile(confFile, confOf(typeof upstream === 'string' ? [upstream] : upstream));
   const child = spawn('nginx', ['-p', dir, '-c', confFile, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -97,6 +114,18 @@ http {
     url: `http://127.0.0.1:${port}`,
     port,
     accessLog: () => readFile(log, 'utf8').catch(() => ''),
+    async setUpstreams(urls) {
+      const before = workersOf(child.pid!);
+      await writeFile(confFile, confOf(urls));
+      const reload = spawnSync('nginx', ['-p', dir, '-c', confFile, '-s', 'reload'], { encoding: 'utf8' });
+      if (reload.status !== 0) throw new Error(`nginx -s reload failed: ${reload.stderr}`);
+      // The master starts new workers and asks the old ones to finish their requests and end.
+      const deadline = Date.now() + 30_000;
+      while (before.some((pid) => existsSync(`/proc/${pid}`))) {
+        if (Date.now() > deadline) throw new Error(`nginx workers ${before.join(', ')} still running 30 s after a reload`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     async stop() {
       // SIGQUIT: a graceful stop; the workers end with the master.
       child.kill('SIGQUIT');

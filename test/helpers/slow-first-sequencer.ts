@@ -2,10 +2,11 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The slow groups: Chromium, podman and the AWS bundle, faults across processes, minutes of load.
+ * The slow groups: Chromium, podman and the AWS bundle, faults across processes, minutes of load,
+ * the upgrade from the previous release (built from its commit on a first run).
  * `npm test` leaves these folders out (vitest.fast.config.ts); `npm run test:all` starts them first.
  */
-export const SLOW_FOLDERS = ['test/deploy/', 'test/faults/', 'test/browser/', 'test/reliability/'];
+export const SLOW_FOLDERS = ['test/deploy/', 'test/faults/', 'test/browser/', 'test/reliability/', 'test/upgrade/'];
 
 /**
  * What `npm run test:all` starts first, longest first: the container image (an image build, minutes),

@@ -8,9 +8,11 @@ export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
   return [...undo0012(engine), ...undo0011(engine)];
 }
 
-/** Migration 0012 (who sees what): its columns and indexes; SQLite's files_search as 0011 made it. */
-function undo0012(engine: 'sqlite' | 'postgres'): string[] {
+/** Migration 0012 (who sees what): its columns, indexes and trigger; SQLite's files_search as 0011 made it. */
+export function undo0012(engine: 'sqlite' | 'postgres'): string[] {
   return [
+    'DROP TRIGGER files_older_release_insert' + (engine === 'postgres' ? ' ON files' : ''),
+    ...(engine === 'postgres' ? ['DROP FUNCTION files_older_release_insert()'] : []),
     'DROP INDEX changes_audience',
     'DROP INDEX files_release_pending',
     ...(engine === 'sqlite'

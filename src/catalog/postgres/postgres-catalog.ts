@@ -5,7 +5,8 @@ import type { ConnectionPoolUse } from '../catalog.js';
 import type { FileRecord } from '../file-record.js';
 import { numbered } from '../filter-sql.js';
 import type { KeyStore } from '../key-store.js';
-import { migrateToLatest } from '../migrations.js';
+import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
+import { migrateToLatest, migrationPlan } from '../migrations.js';
 import { recordOfRow } from '../record-columns.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
@@ -37,6 +38,8 @@ export interface PostgresCatalogOptions {
   readonly onPoolError?: (err: Error) => void;
   /** Told the migrations that opening applied (`sdc migrate` prints them). */
   readonly onMigrated?: (applied: readonly string[]) => void;
+  /** Contract steps allowed, or only the plan wanted (`sdc migrate --contract`, `--check`; migration-plan.ts). */
+  readonly migrate?: MigrateOptions;
 }
 
 /**
@@ -82,13 +85,28 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   try {
     await createSchema(db, schema);
     // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
-    const applied = await migrateRetryingOthersDrops(db as Kysely<unknown>, schema);
+    const applied = await migrateRetryingOthersDrops(db as Kysely<unknown>, schema, options.migrate);
     options.onMigrated?.(applied);
   } catch (err) {
     await close();
     throw new Error(`cannot open the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
   return new PostgresCatalog(db, budgetedQueries(pool, reads), close, { writes: pool, reads });
+}
+
+/** What migrating the schema the URL names would do (`sdc migrate --check`), read without changing it. */
+export async function postgresMigrationPlan(url: string): Promise<MigrationPlan> {
+  const { connectionString, schema } = parsePostgresUrl(url);
+  const pool = new pg.Pool({ connectionString, options: `-c search_path=${schema}`, application_name: applicationName(url), max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  pool.on('error', () => undefined);
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    return await migrationPlan(db, POSTGRES_DIALECT, schema);
+  } catch (err) {
+    throw new Error(`cannot read the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** Kysely's migration table: present once a catalog has been created (by a server, `sdc migrate` or `--create`). */
@@ -116,12 +134,14 @@ export async function postgresCatalogExists(url: string): Promise<boolean> {
  * deployment drops meanwhile (several deployments or test runs in one database) fails that
  * listing with 3F000 naming the other schema. That says nothing about ours: try again.
  */
-async function migrateRetryingOthersDrops(db: Kysely<unknown>, schema: string): Promise<string[]> {
+async function migrateRetryingOthersDrops(db: Kysely<unknown>, schema: string, migrate?: MigrateOptions): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await migrateToLatest(db, POSTGRES_DIALECT, schema);
+      return await migrateToLatest(db, POSTGRES_DIALECT, schema, migrate);
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      // The migrator's own failure carries the driver's as its cause; the plan's listing (migration-plan.ts) throws it bare.
+      const failure = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+      const cause = failure.cause ?? failure;
       const othersDrop = cause?.code === '3F000' && !cause.message?.includes(`"${schema}"`);
       if (!othersDrop || attempt === 5) throw err;
     }

@@ -7,7 +7,8 @@ import { byPath, outgrowsTable } from '../bulk-load-pieces.js';
 import { SQLITE_DIALECT } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
 import type { KeyStore } from '../key-store.js';
-import { migrateToLatest } from '../migrations.js';
+import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
+import { migrateToLatest, migrationPlan } from '../migrations.js';
 import { recordOfRow } from '../record-columns.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
@@ -22,12 +23,26 @@ import { statementCache, withStatementCache } from './sqlite-statements.js';
 /** Page size of a newly created catalog file, in bytes. */
 export const NEW_CATALOG_PAGE_SIZE = 16_384;
 
+/** What migrating the SQLite file would do (`sdc migrate --check`), read without changing it. */
+export async function sqliteMigrationPlan(file: string): Promise<MigrationPlan> {
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file, { readonly: true, fileMustExist: true }) }) });
+  try {
+    return await migrationPlan(db, SQLITE_DIALECT);
+  } finally {
+    await db.destroy();
+  }
+}
+
 /**
  * The embedded catalog: one SQLite file. WAL lets readers run beside the writer;
  * synchronous=FULL makes a committed insert survive a crash or power loss, so a PUT
  * that was acknowledged always has its record.
  */
-export async function openSqliteCatalog(file: string, onMigrated?: (applied: readonly string[]) => void): Promise<SqliteCatalog> {
+export async function openSqliteCatalog(
+  file: string,
+  onMigrated?: (applied: readonly string[]) => void,
+  migrate: MigrateOptions = {},
+): Promise<SqliteCatalog> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
   // 16 KiB pages for a catalog created now (SQLite's default is 4 KiB): a bulk load writes,
@@ -43,7 +58,7 @@ export async function openSqliteCatalog(file: string, onMigrated?: (applied: rea
   const db = new Kysely<CatalogDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   try {
     // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
-    const applied = await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT);
+    const applied = await migrateToLatest(db as Kysely<unknown>, SQLITE_DIALECT, undefined, migrate);
     onMigrated?.(applied);
   } catch (err) {
     // A refused catalog (say, one a newer build migrated) leaves no handle open behind it.
