@@ -66,8 +66,16 @@ export interface ChangesTable {
   audience: Generated<string>;
 }
 
+/** A file an audit began reading and has not recorded yet (migration 0013; src/catalog/audit-queue.ts). */
+export interface AuditReadsTable {
+  file_path: string;
+  /** When the read began, ISO-8601 UTC. */
+  started: string;
+}
+
 export interface CatalogDatabase {
   files: FilesTable;
+  audit_reads: AuditReadsTable;
   changes: ChangesTable;
   coverage_days: CoverageDaysTable;
   api_keys: ApiKeysTable;

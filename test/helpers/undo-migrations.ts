@@ -5,7 +5,12 @@
  * A migration after 0011 adds its own undo here, ahead of these.
  */
 export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
-  return [...undo0012(engine), ...undo0011(engine)];
+  return [...undo0013(), ...undo0012(engine), ...undo0011(engine)];
+}
+
+/** Migration 0013 (the file an audit is reading): its table. */
+function undo0013(): string[] {
+  return ['DROP TABLE audit_reads', "DELETE FROM kysely_migration WHERE name = '0013-audit-reads'"];
 }
 
 /** Migration 0012 (who sees what): its columns and indexes; SQLite's files_search as 0011 made it. */
