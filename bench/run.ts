@@ -8,6 +8,7 @@ import { benchClient } from './client-scale.js';
 import { benchEndpoints } from './endpoints.js';
 import { benchLargeAnswer } from './large-answers.js';
 import { benchReconcile } from './reconcile.js';
+import { benchSoak } from './soak.js';
 import { benchStalls } from './stall.js';
 import { describeMachine } from './lib/machine.js';
 
@@ -16,7 +17,9 @@ import { describeMachine } from './lib/machine.js';
  * Writes docs/benchmarks.md. Flags: --n (catalog size, default 1e6), --large (10M),
  * --seconds (per load run), --rounds (interleaved rounds), --before <dist> (another build,
  * e.g. main's, measured in the same rounds), --gib (file size), --quick (64 MiB file),
- * --only a,b (endpoints,catalog,large,bytes,reconcile,stall,client), --files (reconcile's store, default 20000).
+ * --only a,b (endpoints,catalog,large,bytes,reconcile,stall,client; and soak, never run unless named),
+ * --files (reconcile's store, default 20000), --soak-seconds (default 60) and --fault-every
+ * (seconds, default 15) for the soak (docs/reliability.md, "Soak": an hour is --soak-seconds 3600).
  */
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,8 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     gib: { type: 'string', default: '1' },
     files: { type: 'string', default: '20000' },
+    'soak-seconds': { type: 'string', default: '60' },
+    'fault-every': { type: 'string', default: '15' },
     only: { type: 'string' },
     out: { type: 'string', default: join(import.meta.dirname, '..', 'docs', 'benchmarks.md') },
   },
@@ -59,6 +64,7 @@ if (only.has('large')) await add('Large answers', benchLargeAnswer(n, values.bef
 if (only.has('reconcile')) await add('Reconcile of a store full of unindexed files', benchReconcile({ files: Number(values.files), bytes: 4096, rounds: Math.min(Number(values.rounds), 3), beforeDist: values.before }));
 if (only.has('stall')) await add('Stalls: what one request\'s work costs the others (SQLite)', benchStalls(n, Number(values.seconds) > 3 ? Number(values.seconds) : 20));
 if (only.has('client')) await add('Clients at scale: start-up and 800 small files', benchClient({ rounds: Math.min(Number(values.rounds), 3) }));
+if (only.has('soak')) await add('Soak: mixed load and faults on RGW + PostgreSQL', benchSoak({ seconds: Number(values['soak-seconds']), faultEverySeconds: Number(values['fault-every']) }));
 if (only.has('bytes')) await add('Bytes through the local store', benchBytes(values.quick ? 1 / 16 : Number(values.gib), process.env.BENCH_DIR ?? tmpdir()));
 
 mkdirSync(join(values.out, '..'), { recursive: true });

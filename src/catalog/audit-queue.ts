@@ -31,7 +31,9 @@ export interface AuditQueueOptions {
 const PREFIX_END = '\u{10FFFF}';
 
 /**
- * The audit queue as SQL text for both engines: never-verified files first in file_path
+ * The audit queue as SQL text for both engines: first the files an earlier run began reading
+ * and never recorded (a row of audit_reads: the run was killed, or stopped by its time limit or
+ * an outage, in the middle of the file), then never-verified files in file_path
  * order, then the oldest verified first ((verified_date, file_path) order). Two ranges of the
  * index files_verified (verified_date, file_path), one after the other, rather than one
  * ORDER BY with NULLS FIRST: SQLite and PostgreSQL put NULLs at opposite ends, and each range
@@ -45,6 +47,13 @@ export async function* auditQueue(read: ReadRows, options: AuditQueueOptions): A
   const inPrefix = prefix === '' ? '' : ' AND file_path >= ? AND file_path < ?';
   const prefixParams = prefix === '' ? [] : [prefix, prefix + PREFIX_END];
   let turn = 0;
+  // A few rows at most (one per run that died reading), read in one statement.
+  const interrupted = await read(
+    `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE file_path IN (SELECT file_path FROM audit_reads) AND ${ARCHIVED}${inPrefix} ORDER BY file_path LIMIT ?`,
+    [...prefixParams, size],
+    turn++,
+  );
+  if (interrupted.length > 0) yield interrupted.map(recordOfRow);
   const never = keysetPages(
     async (after: string | undefined, limit) => {
       const rows = await read(

@@ -106,12 +106,19 @@ export interface Catalog {
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /**
-   * The fixity audit's queue (docs/deploy.md "Fixity audits"): files never verified first, in
+   * The fixity audit's queue (docs/deploy.md "Fixity audits"): files whose reading an earlier
+   * run began and never recorded, then files never verified, in
    * file_path order, then the oldest verified first, a page at a time; only those under
    * `options.prefix`, and verified before `options.verifiedBefore` (a run's own start).
    */
   auditQueue(options: AuditQueueOptions): AsyncIterable<readonly FileRecord[]>;
-  /** Records what an audit found of a file's bytes, and when; false when the path has no record. */
+  /**
+   * Notes that an audit begins reading a file's bytes; recordFixity removes the note. A note
+   * left behind (the run died, or stopped in the middle of the file) puts the file first in
+   * the next run's queue.
+   */
+  auditReading(filePath: string, started: string): Promise<void>;
+  /** Records what an audit found of a file's bytes, and when (and removes its auditReading note); false when the path has no record. */
   recordFixity(filePath: string, verifiedDate: string, fixity: FixityOutcome): Promise<boolean>;
   /** Fixity failures by outcome, the oldest verification, whether any file was never verified: cheap (the indexes answer). */
   fixityStatus(): Promise<FixityStatus>;

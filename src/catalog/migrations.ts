@@ -279,6 +279,22 @@ export function migrations(dialect: CatalogDialect): Record<string, CatalogMigra
         await db.schema.createIndex('release_files_path').on('release_files').columns(['file_path', 'release']).execute();
       },
     },
+    // The file an audit is reading (src/catalog/audit-queue.ts): a row written before its bytes
+    // are read and removed with the fixity's record, so a run killed in the middle of a file
+    // leaves the row, and the next run checks that file first (docs/deploy.md "Fixity audits").
+    '0014-audit-reads': {
+      kind: 'expand',
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('audit_reads')
+          .addColumn('file_path', 'text', (c) => c.primaryKey())
+          .addColumn('started', 'text', (c) => c.notNull())
+          .execute();
+        if (dialect.byteOrderCollation) {
+          await sql`alter table audit_reads alter column file_path type text collate ${sql.id(dialect.byteOrderCollation)}`.execute(db);
+        }
+      },
+    },
   };
 }
 

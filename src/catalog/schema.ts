@@ -93,10 +93,18 @@ export interface ReleaseFilesTable {
   sha256: string;
 }
 
+/** A file an audit began reading and has not recorded yet (migration 0014; src/catalog/audit-queue.ts). */
+export interface AuditReadsTable {
+  file_path: string;
+  /** When the read began, ISO-8601 UTC. */
+  started: string;
+}
+
 export interface CatalogDatabase {
   releases: ReleasesTable;
   release_files: ReleaseFilesTable;
   files: FilesTable;
+  audit_reads: AuditReadsTable;
   changes: ChangesTable;
   coverage_days: CoverageDaysTable;
   api_keys: ApiKeysTable;

@@ -313,11 +313,26 @@ export abstract class SqlCatalog implements Catalog {
     return auditQueue(this.reads('audit'), options);
   }
 
-  recordFixity(filePath: string, verifiedDate: string, fixity: FixityOutcome): Promise<boolean> {
+  /** Notes that an audit begins reading a file (audit_reads, migration 0014): until its record, it heads the queue. */
+  auditReading(filePath: string, started: string): Promise<void> {
     return this.driver('audit', async () => {
-      const result = await this.db.updateTable('files').set({ verified_date: verifiedDate, fixity }).where('file_path', '=', filePath).executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      await this.db
+        .insertInto('audit_reads')
+        .values({ file_path: filePath, started })
+        .onConflict((oc) => oc.column('file_path').doUpdateSet({ started }))
+        .execute();
     });
+  }
+
+  /** The fixity and its date, and the read's note removed, in one transaction: a cut connection leaves both or neither. */
+  recordFixity(filePath: string, verifiedDate: string, fixity: FixityOutcome): Promise<boolean> {
+    return this.driver('audit', () =>
+      transactionReportingCause(this.db, async (trx) => {
+        const result = await trx.updateTable('files').set({ verified_date: verifiedDate, fixity }).where('file_path', '=', filePath).executeTakeFirst();
+        await trx.deleteFrom('audit_reads').where('file_path', '=', filePath).execute();
+        return Number(result.numUpdatedRows) > 0;
+      }),
+    );
   }
 
   fixityStatus(): Promise<FixityStatus> {

@@ -29,7 +29,8 @@ interface AuditFlags extends ServerSettings {
 }
 
 /**
- * `sdc audit`: re-reads stored files, never verified first then the oldest verified, and
+ * `sdc audit`: re-reads stored files (one an earlier run left in the middle, then those never
+ * verified, then the oldest verified), and
  * records in each record what was found (service/audit.ts). Prints each failure as found and
  * `checked N, ok N, mismatched N, missing N` at the end; safe beside running servers.
  */

@@ -132,6 +132,14 @@ async function fetchInto(
   if (size !== undefined && offset === size && offset > 0) return undefined;
   const address = await requestDownloadAddress(ctx, path);
   let res = await ctx.transport.signed(address, { headers: offset > 0 ? { range: `bytes=${offset}-` } : {} });
+  if (offset > 0 && res.statusCode === 416 && unsatisfiedTotal(res.headers['content-range']) === offset) {
+    // The partial file is already the whole object (its size was not known beforehand): nothing
+    // is left to fetch; the digest check decides (docs/client.md, "Checked transfers").
+    const announced = announcedSha256(res.headers['repr-digest']);
+    await discard(res);
+    onProgress?.(offset, offset);
+    return announced === undefined ? undefined : { announced };
+  }
   if (offset > 0 && (res.statusCode === 416 || (res.statusCode === 206 && rangeStart(res.headers['content-range']) !== offset))) {
     // The partial file does not fit the object: start over.
     await discard(res);
@@ -206,6 +214,12 @@ async function truncate(file: string): Promise<0> {
 /** `bytes 100-999/1000` -> 100. */
 function rangeStart(header: string | string[] | undefined): number | undefined {
   const m = typeof header === 'string' ? /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(header) : null;
+  return m ? Number(m[1]) : undefined;
+}
+
+// A 416's Content-Range (RFC 9110 §14.4), "bytes */1000" -> 1000.
+function unsatisfiedTotal(header: string | string[] | undefined): number | undefined {
+  const m = typeof header === 'string' ? /^bytes \*\/(\d+)$/.exec(header) : null;
   return m ? Number(m[1]) : undefined;
 }
 

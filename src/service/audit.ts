@@ -43,8 +43,9 @@ class TimeUp extends Error {
 }
 
 /**
- * `sdc audit` (and the audit Lambda): re-reads stored objects, never verified first, then the
- * oldest verified (Catalog.auditQueue), compares size and SHA-256 with the record and records
+ * `sdc audit` (and the audit Lambda): re-reads stored objects, a file an earlier run was
+ * reading when it died or stopped first, then those never verified, then the oldest verified
+ * (Catalog.auditQueue), compares size and SHA-256 with the record and records
  * `verified_date` and `fixity` in it. One file at a time, streamed (a stream's buffer in
  * memory), paced to `bytesPerSecond`. A run resumes where the last stopped because the queue's
  * order is the verification date itself. A file whose object is absent (a HEAD says so after
@@ -78,6 +79,8 @@ export async function audit(ctx: ServiceContext, options: AuditOptions = {}): Pr
   };
 
   const check = async (record: FileRecord): Promise<void> => {
+    // Noted first: should this run die or stop before the record below, the next one starts with this file.
+    await ctx.catalog.auditReading(record.file_path, new Date(now()).toISOString());
     const found = await readBack(ctx, record, pace, () => timeUp);
     await ctx.catalog.recordFixity(record.file_path, new Date(now()).toISOString(), found.fixity);
     checked++;

@@ -1,6 +1,7 @@
 import { ALREADY_WITHDRAWN, FILE_NOT_FOUND, INVALID_NAME, INVALID_WITHDRAWAL, NO_FILE_IN_PATH, REPLACEMENT_NOT_ARCHIVED } from '../errors/index.js';
 import { exampleStoredPath, resolveRequestPath } from '../mission/index.js';
 import { codePointLabel, firstControlCharacter } from '../wire/control-characters.js';
+import type { FileRecord } from '../catalog/index.js';
 import { failure, type Envelope } from './envelope.js';
 import type { ServiceContext } from './service-context.js';
 
@@ -66,8 +67,19 @@ export async function withdraw(ctx: ServiceContext, requestPath: string, body: u
     case 'not_found':
       return failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission)));
     case 'already_withdrawn':
+      // The same withdrawal again (a retry after a lost answer, a 503, a killed instance): it is
+      // done, so it is answered as done (docs/api.md "Withdrawn files"); any other is refused.
+      if (sameWithdrawal(outcome.record, request, replacement, curator)) {
+        ctx.log.info({ file_path: path }, 'withdrawal repeated: answered with the record');
+        return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: outcome.record };
+      }
       return failure(ALREADY_WITHDRAWN.create(path, outcome.record.withdrawn_date ?? '', outcome.record.withdrawn_by ?? ''));
     case 'replacement_not_archived':
       return failure(REPLACEMENT_NOT_ARCHIVED.create(replacement ?? '', 'is not an archived file of this archive (unknown, or itself withdrawn)'));
   }
+}
+
+/** Whether a file's tombstone is the one this request asks for: same curator, reason and replacement. */
+function sameWithdrawal(record: FileRecord, request: WithdrawRequest, replacement: string | undefined, curator: string): boolean {
+  return record.withdrawn_by === curator && record.withdrawn_reason === request.reason && record.superseded_by === replacement;
 }

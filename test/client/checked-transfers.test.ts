@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, IntegrityError } from '../../src/client/index.js';
@@ -50,5 +51,20 @@ describe('checked transfers through the SDK and the CLI', () => {
     const failed = await client.download(SMALL, { dest: await world.folder('mirror2') }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(IntegrityError);
     expect((failed as Error).message).toContain(`SHA-256 ${sha256(other)} differs from the store's Repr-Digest ${sha256(tree[SMALL]!)}`);
+  });
+
+  it('resumes a .part that is already whole, its size not known, without fetching it again (416 bytes */N)', async () => {
+    const dest = await world.folder('whole-part');
+    const local = join(dest, ...LARGE.split('/'));
+    await mkdir(dirname(local), { recursive: true });
+    await writeFile(`${local}.part`, tree[LARGE]!);
+    const before = world.proxy.requests.length;
+    // The caller's record says nothing of the size (a record from an older server, a watch entry).
+    const { size: _size, sha256: _sha256, ...record } = (await client.find(LARGE))!;
+    const result = await client.download(LARGE, { dest, record });
+    expect(result).toMatchObject({ status: 'downloaded', resumedFrom: tree[LARGE]!.length });
+    const transfers = world.proxy.requests.slice(before).filter((r) => r.url.startsWith('/store/') && r.method === 'GET');
+    expect(transfers.map((r) => r.headers.range)).toEqual([`bytes=${tree[LARGE]!.length}-`]);
+    expect(sha256(await readFile(local))).toBe(sha256(tree[LARGE]!));
   });
 });

@@ -71,6 +71,18 @@ export function describeAuditQueue(name: string, make: () => Promise<CatalogUnde
       expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).toEqual([sorted[2], sorted[4], sorted[3], sorted[1], sorted[0]]);
     });
 
+    it('puts a file whose reading a run began and never recorded first, before the never-verified ones; its record clears that', async () => {
+      // sorted[3]: verified, not the oldest; a run began reading it and died.
+      await catalog().auditReading(sorted[3]!, '2026-01-02T00:00:01.000Z');
+      expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).toEqual([sorted[3], sorted[2], sorted[4], sorted[3], sorted[1], sorted[0]]);
+      // Listed again in its own range: a run that records it first no longer meets it there (its date is past the bound).
+      expect(await queue(catalog(), '2030-01-01T00:00:00.000Z', 'imap/mag/')).toEqual([sorted[2], sorted[1]]);
+      // Noted again by the next run (a second note of one file is one row), then recorded.
+      await catalog().auditReading(sorted[3]!, '2026-01-02T00:00:02.000Z');
+      await catalog().recordFixity(sorted[3]!, '2026-01-01T00:00:03.000Z', 'ok');
+      expect(await queue(catalog(), '2030-01-01T00:00:00.000Z')).toEqual([sorted[2], sorted[4], sorted[3], sorted[1], sorted[0]]);
+    });
+
     it('keeps to a path prefix, in both ranges', async () => {
       const under = async (prefix: string) => (await queue(catalog(), '2030-01-01T00:00:00.000Z')).filter((p) => p.startsWith(prefix));
       // imap/mag/: one never verified, one verified (the earlier steps), the never-verified first.

@@ -98,6 +98,10 @@ export function describeWithdraw(label: string, start: () => Promise<WithdrawSui
       const again = await withdrawCall(pathOf('v00-03'), { reason: 'again' });
       expect([again.status, again.headers.get('x-error-code')]).toEqual([409, 'SDC_ALREADY_WITHDRAWN']);
       expect(await again.text()).toMatch(/already withdrawn on .* by curator-/);
+      // The same withdrawal again (a retry after a lost answer): answered as done, nothing changed.
+      const repeated = await withdrawCall(pathOf('v00-03'), { reason: 'wrong calibration table', superseded_by: nameOf('v00-02') });
+      expect(repeated.status).toBe(200);
+      expect(await repeated.json()).toEqual(record);
     });
 
     it('leaves the withdrawn file out of queries unless status asks; latest falls back', async () => {

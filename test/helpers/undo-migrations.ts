@@ -5,7 +5,17 @@
  * A migration after 0011 adds its own undo here, ahead of these.
  */
 export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
-  return [...undo0012(engine), ...undo0011(engine)];
+  return [...undo0014(), ...undo0013(), ...undo0012(engine), ...undo0011(engine)];
+}
+
+/** Migration 0014 (the file an audit is reading): its table. */
+function undo0014(): string[] {
+  return ['DROP TABLE audit_reads', "DELETE FROM kysely_migration WHERE name = '0014-audit-reads'"];
+}
+
+/** Migration 0013 (numbered releases): its tables. */
+function undo0013(): string[] {
+  return ['DROP TABLE release_files', 'DROP TABLE releases', "DELETE FROM kysely_migration WHERE name = '0013-releases'"];
 }
 
 /** Migration 0012 (who sees what): its columns, indexes and trigger; SQLite's files_search as 0011 made it. */
