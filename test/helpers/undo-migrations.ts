@@ -5,7 +5,12 @@
  * A migration after 0011 adds its own undo here, ahead of these.
  */
 export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
-  return [...undo0014(), ...undo0013(), ...undo0012(engine), ...undo0011(engine)];
+  return [...undoAfter0011(engine), ...undo0011(engine)];
+}
+
+/** The schema as 0.1.0 left it (its newest migration is 0011). */
+export function undoAfter0011(engine: 'sqlite' | 'postgres'): string[] {
+  return [...undo0014(), ...undo0013(), ...undo0012(engine)];
 }
 
 /** Migration 0014 (the file an audit is reading): its table. */
@@ -19,7 +24,7 @@ function undo0013(): string[] {
 }
 
 /** Migration 0012 (who sees what): its columns, indexes and trigger; SQLite's files_search as 0011 made it. */
-export function undo0012(engine: 'sqlite' | 'postgres'): string[] {
+function undo0012(engine: 'sqlite' | 'postgres'): string[] {
   return [
     'DROP TRIGGER files_older_release_insert' + (engine === 'postgres' ? ' ON files' : ''),
     ...(engine === 'postgres' ? ['DROP FUNCTION files_older_release_insert()'] : []),
