@@ -1,6 +1,7 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
-import { refuseContractSteps, type MigrateOptions, type MigrationKind, type MigrationPlan } from './migration-plan.js';
+import type { MigrationKind } from './migration-plan.js';
+import { dateOlderReleasesInserts, OLDER_RELEASE_INSERT, rebuildSqliteSearchIndex } from './migration-steps.js';
 import { REFRESH_ALL_BEFORE_STATUS_SQL } from './product-refresh.js';
 
 /** A migration and its kind (migration-plan.ts): whether the previous release keeps working after it. */
@@ -10,7 +11,7 @@ export interface CatalogMigration extends Migration {
 
 /**
  * Schema migrations, written with Kysely's schema builder so one list serves SQLite
- * and PostgreSQL. Append new migrations; never edit one that has shipped. Each says its
+ * and PostgreSQL (run by migration-runner.ts). Append new migrations; never edit one that has shipped. Each says its
  * kind: `expand` adds only; a step that drops or renames what an earlier release reads is
  * `contract`, and ships one release after the code that stopped reading it.
  */
@@ -296,94 +297,4 @@ export function migrations(dialect: CatalogDialect): Record<string, CatalogMigra
       },
     },
   };
-}
-
-/** What migrating would do (`sdc migrate --check`), applying nothing. */
-export async function migrationPlan(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string): Promise<MigrationPlan> {
-  return planOf(migratorOf(db, dialect, schema), dialect);
-}
-
-function migratorOf(db: Kysely<unknown>, dialect: CatalogDialect, schema: string | undefined): Migrator {
-  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
-  return new Migrator({ db, provider, migrationTableSchema: schema });
-}
-
-async function planOf(migrator: Migrator, dialect: CatalogDialect): Promise<MigrationPlan> {
-  const known = migrations(dialect);
-  const listed = await migrator.getMigrations();
-  return {
-    applied: listed.filter((m) => m.executedAt !== undefined).map((m) => m.name),
-    pending: listed.filter((m) => m.executedAt === undefined).map((m) => ({ name: m.name, kind: known[m.name]!.kind })),
-  };
-}
-
-/**
- * Brings the schema up to date; safe to run at every start; answers the names of the
- * migrations it applied (`sdc migrate` prints them). A contract step is refused unless
- * `options.contract` (migration-plan.ts). `schema` names where
- * PostgreSQL keeps the migrator's own tables: Kysely looks for them in every schema
- * unless told, and would take another deployment's for its own.
- */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string, options: MigrateOptions = {}): Promise<string[]> {
-  const migrator = migratorOf(db, dialect, schema);
-  refuseContractSteps(await planOf(migrator, dialect), options);
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  const unknown = /previously executed migration (\S+) is missing/.exec(String((error as Error | undefined)?.message));
-  if (unknown) {
-    throw new Error(
-      `the catalog has been migrated by a newer version of sdc (migration ${unknown[1]}, which this version does not know); use that version or a later one`,
-      { cause: error },
-    );
-  }
-  if (error || failed) {
-    throw new Error(`catalog migration${failed ? ` ${failed.migrationName}` : ''} failed: ${String((error as Error | undefined)?.message ?? error)}`, {
-      cause: error,
-    });
-  }
-  // The migrations this call applied, in order (none when the schema was up to date).
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-/** The columns SQLite's covering index `files_search` has held since 0007; later migrations append theirs. */
-const SEARCH_INDEX_BASE = ['instrument', 'data_level', 'start_date', 'descriptor', 'version', 'file_path', 'end_date', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader'];
-
-/** Makes SQLite's covering index again with `extra` columns after the base ones, and its statistics if the catalog keeps them. */
-async function rebuildSqliteSearchIndex(db: Kysely<unknown>, extra: readonly string[]): Promise<void> {
-  await db.schema.dropIndex('files_search').execute();
-  await db.schema.createIndex('files_search').on('files').columns([...SEARCH_INDEX_BASE, ...extra]).execute();
-  const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
-  if (rows.length > 0) await sql`analyze files_search`.execute(db);
-}
-
-/**
- * What release_date holds in a row whose INSERT did not name it: only an earlier release's
- * (this one's inserts name every record column, record-columns.ts, NULL included). A trigger
- * replaces it at once by the row's ingestion date; it sorts before any date, so even unreplaced
- * it would never hide a file the earlier release published.
- */
-const OLDER_RELEASE_INSERT = '0000-01-01T00:00:00.000Z';
-
-/** The trigger that dates an earlier release's inserts (0012): public from their ingestion, as that release served them. */
-async function dateOlderReleasesInserts(db: Kysely<unknown>, dialect: CatalogDialect): Promise<void> {
-  if (dialect.engine === 'sqlite') {
-    await sql
-      .raw(
-        `CREATE TRIGGER files_older_release_insert AFTER INSERT ON files WHEN NEW.release_date = '${OLDER_RELEASE_INSERT}'` +
-          ' BEGIN UPDATE files SET release_date = NEW.ingestion_date WHERE file_path = NEW.file_path; END',
-      )
-      .execute(db);
-    return;
-  }
-  await sql
-    .raw(
-      'CREATE FUNCTION files_older_release_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.release_date := NEW.ingestion_date; RETURN NEW; END $$',
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE TRIGGER files_older_release_insert BEFORE INSERT ON files FOR EACH ROW WHEN (NEW.release_date = '${OLDER_RELEASE_INSERT}')` +
-        ' EXECUTE FUNCTION files_older_release_insert()',
-    )
-    .execute(db);
 }

@@ -8,7 +8,7 @@ import { SQLITE_DIALECT } from '../catalog-dialect.js';
 import type { FileRecord } from '../file-record.js';
 import type { KeyStore } from '../key-store.js';
 import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
-import { migrateToLatest, migrationPlan } from '../migrations.js';
+import { migrateToLatest, migrationPlan } from '../migration-runner.js';
 import { recordOfRow } from '../record-columns.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
