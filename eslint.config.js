@@ -39,8 +39,7 @@ const layers = [
  */
 const ONE_ERROR_STYLE = {
   files: ['src/**/*.ts'],
-  // Its one remaining catch is converted where the file is split (the S3 staging path).
-  ignores: ['src/errors/**', 'src/store/s3/s3-staging.ts'],
+  ignores: ['src/errors/**'],
   rules: {
     'no-restricted-syntax': [
       'error',
@@ -64,6 +63,17 @@ const ONE_ERROR_STYLE = {
   },
 };
 
+/**
+ * A module a newcomer can read at once: at most 250 lines of code (comments and blank lines
+ * aside). Two files are tables rather than logic and stay whole so that each is the one place
+ * to look (docs/architecture.md): every error the server answers (server-errors.ts) and the
+ * catalog's facade, whose methods each hand over to the module of their concern (sql-catalog.ts).
+ */
+const SHORT_MODULES = [
+  { files: ['src/**/*.ts', 'web/src/**/*.ts'], rules: { 'max-lines': ['error', { max: 250, skipBlankLines: true, skipComments: true }] } },
+  { files: ['src/errors/server-errors.ts', 'src/catalog/sql-catalog.ts'], rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] } },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', 'deploy/aws/build/**', 'deploy/aws/cdk.out/**'] },
   js.configs.recommended,
@@ -76,4 +86,5 @@ export default tseslint.config(
   },
   ...layers,
   ONE_ERROR_STYLE,
+  ...SHORT_MODULES,
 );

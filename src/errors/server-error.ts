@@ -103,3 +103,12 @@ export function backendCall<T>(backend: string, operation: string, run: () => T 
     return fail(err);
   }
 }
+
+/** backendCall for results read one after another (a listing): a failure while reading them is the backend's. */
+export async function* backendStream<T>(backend: string, operation: string, items: () => AsyncIterable<T>): AsyncIterable<T> {
+  try {
+    yield* items();
+  } catch (err) {
+    throw backendFailure(backend, operation, err);
+  }
+}

@@ -11,7 +11,7 @@ import {
   type HeadObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { backendCall, backendFailure } from '../../errors/index.js';
+import { backendCall, backendStream } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
@@ -63,12 +63,8 @@ export class S3Staging implements StagingArea {
   }
 
   /** In key order; the uploads of one name (adjacent in the listing) oldest first. */
-  async *listStaged(key?: string): AsyncIterable<StagedUpload> {
-    try {
-      yield* this.listStagedUnder(key);
-    } catch (err) {
-      throw backendFailure('S3 store', 'list staged', err);
-    }
+  listStaged(key?: string): AsyncIterable<StagedUpload> {
+    return backendStream('S3 store', 'list staged', () => this.listStagedUnder(key));
   }
 
   private async *listStagedUnder(key?: string): AsyncIterable<StagedUpload> {
