@@ -216,12 +216,15 @@ async function returnFile(trx: Kysely<CatalogDatabase>, record: FileRecord, numb
     .limit(1)
     .executeTakeFirst();
   const byRelease = other !== undefined && (policyDate === undefined || other.release_date < policyDate);
-  const date = byRelease ? other.release_date : policyDate;
+  const next = byRelease ? other.release_date : policyDate;
+  // A withdrawn file the public loses is never released again (release-writes.ts, withdrawnReleaseColumns).
+  const gone = record.status === 'withdrawn' && !(next !== undefined && next <= now);
+  const date = gone ? undefined : next;
   const wasPublic = record.release_date !== undefined && record.release_date <= now;
   const isPublic = date !== undefined && date <= now;
   await trx
     .updateTable('files')
-    .set({ release_date: date ?? null, release: byRelease ? Number(other.number) : null, ...(isPublic ? {} : { release_logged: null }) })
+    .set({ release_date: date ?? null, release: byRelease && !gone ? Number(other.number) : null, ...(isPublic ? {} : { release_logged: null }) })
     .where('file_path', '=', record.file_path)
     .execute();
   if (!wasPublic || isPublic) return [];

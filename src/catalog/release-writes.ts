@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { newChange, type NewChange } from './change-log.js';
 import type { FileRecord } from './file-record.js';
 import { RECORD_COLUMNS, recordOfRow } from './record-columns.js';
@@ -61,4 +61,36 @@ export async function announceDue(trx: Kysely<CatalogDatabase>, now: string): Pr
     .map((row) => recordOfRow(RECORD_COLUMN_NAMES.map((name) => (row as Record<string, unknown>)[name])))
     .sort((a, b) => (a.release_date! < b.release_date! ? -1 : a.release_date! > b.release_date! ? 1 : a.file_path < b.file_path ? -1 : 1));
   return records.map((record) => newChange('released', record, 'public'));
+}
+
+/**
+ * A withdrawal's part (docs/api.md "Who sees what"): a file the public could not see yet never
+ * reaches it, so its release date and number are cleared with the withdrawal (the columns to set,
+ * with the withdrawal's UPDATE); a file the public sees keeps them. With no date, no read shows
+ * it to a caller without a key and announceDue never logs its 'released' entry.
+ */
+export function withdrawnReleaseColumns(now: string) {
+  return {
+    release_date: sql<string | null>`CASE WHEN release_date <= ${now} THEN release_date END`,
+    release: sql<number | null>`CASE WHEN release_date <= ${now} THEN release END`,
+  };
+}
+
+/**
+ * The 'released' entry of a file about to be withdrawn whose date has come but which the
+ * background step has not announced yet: logged before its withdrawal's (public too), so a
+ * harvester without a key meets the file before its withdrawal. Run before the withdrawal's UPDATE.
+ */
+export async function announceBeforeWithdrawal(trx: Kysely<CatalogDatabase>, filePath: string, now: string): Promise<NewChange[]> {
+  const rows = await trx
+    .updateTable('files')
+    .set({ release_logged: 1 })
+    .where('file_path', '=', filePath)
+    .where('release_logged', 'is', null)
+    .where('release_date', '<=', now)
+    .whereRef('release_date', '>', 'ingestion_date')
+    .where('status', 'is', null)
+    .returning(RECORD_COLUMN_NAMES)
+    .execute();
+  return rows.map((row) => newChange('released', recordOfRow(RECORD_COLUMN_NAMES.map((name) => (row as Record<string, unknown>)[name])), 'public'));
 }

@@ -16,7 +16,7 @@ import { KyselyNameLeases } from './kysely-name-leases.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { Audience } from './visibility-sql.js';
-import { announceDue, setReleaseDate } from './release-writes.js';
+import { announceBeforeWithdrawal, announceDue, setReleaseDate, withdrawnReleaseColumns } from './release-writes.js';
 import { insertRelease, manifestPage, retractRelease, storedRelease, type PolicyDate, type ReleaseDraft, type Retraction, type RetractOutcome, type StoredRelease } from './release-manifests.js';
 import type { ManifestEntry } from '../wire/release.js';
 import type { QueryOptions } from './query-options.js';
@@ -153,6 +153,8 @@ export abstract class SqlCatalog implements Catalog {
       // queue instead of deadlocking; the second sees the first's tombstone (400, never a 5xx).
       await trx.selectFrom('files').select('file_path').where('file_path', 'in', [filePath, tombstone.superseded_by]).orderBy('file_path').forUpdate().execute();
     }
+    const now = new Date().toISOString();
+    const released = await announceBeforeWithdrawal(trx, filePath, now);
     const updated = await trx
       .updateTable('files')
       .set({
@@ -160,6 +162,8 @@ export abstract class SqlCatalog implements Catalog {
         ...Object.fromEntries(TOMBSTONE_FIELDS.map((field) => [field, tombstone[field] ?? null])),
         // Never latest again (product-refresh.ts then picks the next archived version).
         is_latest: 0,
+        // Never public if it is not yet (release-writes.ts).
+        ...withdrawnReleaseColumns(now),
       })
       .where('file_path', '=', filePath)
       .where(archivedRow())
@@ -179,7 +183,7 @@ export abstract class SqlCatalog implements Catalog {
     const record = (await this.recordIn(trx, filePath))!;
     // The change log's entry last (on PostgreSQL it takes the lock that keeps ids in commit
     // order: docs/api.md "The change log").
-    await this.postWrite(trx, [record], [newChange('withdrawn', record)]);
+    await this.postWrite(trx, [record], [...released, newChange('withdrawn', record)]);
     return { outcome: 'withdrawn', record };
   }
 

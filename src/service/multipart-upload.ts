@@ -103,7 +103,13 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
   if (typeof path !== 'string') return path;
   const list = completedParts(body);
   if (list === undefined) return failure(INVALID_MULTIPART_REQUEST.create('Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.'));
-  await parts.checkOwner(path, uploadId, caller);
+  try {
+    await parts.checkOwner(path, uploadId, caller);
+  } catch (err) {
+    const done = err instanceof NoSuchUploadError ? await completedEarlier(ctx, parts, path, uploadId, caller) : undefined;
+    if (done === undefined) throw err;
+    return done;
+  }
   // While another holds the name: once the name is taken, this upload has lost (no lease needed to say so).
   const takenMeanwhile = async () => ((await ctx.catalog.has(path)) || (await ctx.store.head(path)) ? 'taken' : undefined);
   const run = await underNameLease(ctx, path, LONG_LEASE_WAIT_MS, (guard) => completeHeld(ctx, parts, path, uploadId, list, guard), takenMeanwhile);
@@ -117,6 +123,20 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
     return failure(UPLOAD_UNDER_WAY.create(path));
   }
   return run.value;
+}
+
+/**
+ * A completion sent again after its answer was lost (docs/api.md "Large files: uploads in parts"):
+ * when this very upload, opened by this caller, stored the file that the name's record
+ * describes, the same 200 as the first time. Stores that cannot tell (no completedAs) answer 404.
+ */
+async function completedEarlier(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, caller: string | undefined): Promise<Envelope | undefined> {
+  const stored = await parts.completedAs?.(path, uploadId, caller);
+  if (stored === undefined) return undefined;
+  // The record is of the bytes under the name: a note written by a completion that lost the name is not.
+  const record = await ctx.catalog.get(path);
+  if (record === undefined || record.size !== stored.size || record.sha256 !== stored.sha256) return undefined;
+  return { statusCode: 200, body: { path, size: record.size, sha256: record.sha256 } };
 }
 
 async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, list: CompletedPart[], guard: WriteGuard): Promise<Envelope> {

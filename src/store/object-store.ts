@@ -232,6 +232,12 @@ export interface MultipartUploads {
   /** Drops the upload and its parts; absent already is fine. */
   abort(key: string, uploadId: string): Promise<void>;
   /**
+   * The size and SHA-256 the stored object under `key` was written with, when upload `uploadId`
+   * opened by `uploader` is the completion that stored it (stores that keep the upload's id with
+   * the object; the local store's note). A repeated completion answers from it.
+   */
+  completedAs?(key: string, uploadId: string, uploader?: string): Promise<{ readonly size: number; readonly sha256: string } | undefined>;
+  /**
    * Uploads the store has joined whose completion has not recorded them yet (under way, or cut
    * by a crash between the join and the record), oldest first, as staged uploads the staging
    * area promotes: the sweep indexes those it finds older than a few seconds.

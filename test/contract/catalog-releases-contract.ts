@@ -127,5 +127,21 @@ export function describeCatalogReleases(label: string, make: () => Promise<Catal
       expect(await catalog().get(lo.file_path)).toMatchObject({ release_date: lo.ingestion_date });
       expect((await catalog().get(lo.file_path))?.release).toBeUndefined();
     });
+
+    it('a withdrawn file whose release is retracted is never released again, whatever date the policy gives', async () => {
+      const gone = teamRecord('imap_codice_l2_sci_20240803_20240803_v00-01.cdf');
+      await catalog().insertMany([gone]);
+      const made = (await catalog().createRelease(draft({ paths: [gone.file_path] })))!;
+      const tombstone = { withdrawn_date: new Date().toISOString(), withdrawn_reason: 'test', withdrawn_by: 'curator' };
+      expect((await catalog().withdraw(gone.file_path, tombstone)).outcome).toBe('withdrawn');
+      // The embargo the policy would give it ends in an hour.
+      const embargoEnd = () => new Date(Date.now() + HOUR).toISOString();
+      await catalog().retractRelease(made.number, { date: new Date().toISOString(), reason: 'r', by: 'c' }, embargoEnd);
+      const record = await catalog().get(gone.file_path);
+      expect(record?.release_date).toBeUndefined();
+      expect(record?.release).toBeUndefined();
+      const retracted = (await catalog().changes(0, 1000, { audience: 'public' })).filter((e) => e.file_path === gone.file_path).map((e) => e.change);
+      expect(retracted).toEqual(['released', 'withdrawn', 'retracted']);
+    });
   });
 }

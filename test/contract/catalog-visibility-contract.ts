@@ -6,7 +6,8 @@ import type { CatalogUnderTest } from './catalog-under-test.js';
 /*
  * Who sees what in the catalog (docs/api.md "Who sees what"): the audience's SQL fragment on every
  * read (query, count, coverage, version=latest), released=, the 'released' entries logged once
- * by publish and by the background step (announceDue), the change log's public entries.
+ * by publish and by the background step (announceDue), the change log's public entries, and
+ * what a withdrawal does to a file's release.
  */
 
 const HOUR = 3_600_000;
@@ -30,6 +31,8 @@ export function describeCatalogVisibility(label: string, make: () => Promise<Cat
     const newer = recordOf('imap_hit_l1a_sci_20240701_20240701_v00-02.cdf', undefined);
     const embargoed = recordOf('imap_hit_l1a_sci_20240702_20240702_v00-01.cdf', undefined);
     const held = recordOf('imap_hit_l1a_sci_20240703_20240703_v00-01.cdf', undefined);
+    const scheduled = recordOf('imap_hit_l1a_sci_20240704_20240704_v00-01.cdf', undefined);
+    const unannounced = recordOf('imap_hit_l1a_sci_20240705_20240705_v00-01.cdf', undefined);
     beforeAll(async () => {
       subject = await make();
       // Public at ingest: its date is its ingestion date; an embargo that ended a moment ago; a team file without a date.
@@ -78,6 +81,29 @@ export function describeCatalogVisibility(label: string, make: () => Promise<Cat
       expect(await catalog().publish([held.file_path], new Date(Date.now() + HOUR).toISOString(), 8)).toBe(1);
       expect(await catalog().count(anon)).toBe(3);
       expect(await catalog().announceDue()).toBe(0);
+    });
+
+    it('a withdrawal keeps a file the public never saw from it, and logs a due release before the withdrawal', async () => {
+      const tombstone = { withdrawn_date: new Date().toISOString(), withdrawn_reason: 'test', withdrawn_by: 'curator' };
+      const hour = new Date(Date.now() + HOUR).toISOString();
+      // A release scheduled an hour on, then the file withdrawn: its date and release go, so it never becomes due.
+      await catalog().insertMany([scheduled]);
+      await catalog().publish([scheduled.file_path], hour, 9);
+      expect((await catalog().withdraw(scheduled.file_path, tombstone)).outcome).toBe('withdrawn');
+      const tomb = await catalog().get(scheduled.file_path);
+      expect(tomb?.release_date).toBeUndefined();
+      expect(tomb?.release).toBeUndefined();
+      // An embargo that ended before the background step announced it: its 'released' entry comes first.
+      await catalog().insertMany([{ ...unannounced, release_date: new Date(Date.now() - 1000).toISOString() }]);
+      const before = await catalog().lastChangeId();
+      expect((await catalog().withdraw(unannounced.file_path, tombstone)).outcome).toBe('withdrawn');
+      expect(await catalog().announceDue()).toBe(0);
+      const publicOnes = await catalog().changes(before, 100, { audience: 'public' });
+      expect(publicOnes.map((e) => [e.change, e.file_path])).toEqual([
+        ['released', unannounced.file_path],
+        ['withdrawn', unannounced.file_path],
+      ]);
+      expect(JSON.stringify(await catalog().changes(0, 100, { audience: 'public' }))).not.toContain(scheduled.file_path);
     });
   });
 }

@@ -159,6 +159,23 @@ describe('uploads in parts on the local store', () => {
     expect(await readdir(join(server.home, 'store', '.multipart'))).toEqual([]);
   });
 
+  it('a completion sent again (its answer lost) answers what happened: 200 and the same result for the upload that stored the file, 404 for the others', async () => {
+    const path = pathOf('retried');
+    const contenders = await Promise.all([1, 2].map((i) => partsUploaded(server.url, path, Buffer.alloc(6 * MiB, i), 5 * MiB)));
+    const first = await complete(server.url, path, contenders[0]!.uploadId, contenders[0]!.parts);
+    expect(first.status).toBe(200);
+    const result = (await first.json()) as { path: string; size: number; sha256: string };
+    const again = await complete(server.url, path, contenders[0]!.uploadId, contenders[0]!.parts);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(result);
+    // The upload that lost the name learns it once (409), then it is gone like any other (404).
+    expect((await complete(server.url, path, contenders[1]!.uploadId, contenders[1]!.parts)).status).toBe(409);
+    expect((await complete(server.url, path, contenders[1]!.uploadId, contenders[1]!.parts)).status).toBe(404);
+    // An id never opened for the name is unknown, stored file or not.
+    expect((await complete(server.url, path, '0'.repeat(32), contenders[0]!.parts)).status).toBe(404);
+    expect(await record(server.url, path)).toHaveLength(1);
+  });
+
   it('a completion for a name stored meanwhile is refused with 409, and the stored file stays', async () => {
     const path = pathOf('taken');
     const { uploadId, parts } = await partsUploaded(server.url, path, Buffer.alloc(6 * MiB, 7), 5 * MiB);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -197,4 +197,58 @@ for (const metadata of ['hidden', 'public'] as const) {
       expect(median(hidden)).toBeLessThanOrEqual(median(absent) * 1.5 + 2);
     });
   });
+}
+
+for (const metadata of ['hidden', 'public'] as const) {
+describe(`a team file withdrawn before its embargo ends stays the team's, embargoedMetadata ${metadata}`, () => {
+  const DAY_MS = 86_400_000;
+  let server: TestServer;
+  let dir: string;
+  let curator: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sdc-policy-'));
+    const mission = { ...IMAP_MISSION, access: { default: 'public', rules: [{ match: { data_level: ['l1a'] }, access: 'team' }], embargoDays: 180, embargoedMetadata: metadata } };
+    await writeFile(join(dir, 'mission.json'), JSON.stringify(mission));
+    server = await startTestServer({ missionConfig: join(dir, 'mission.json') });
+    const uploader = (await server.ctx.catalog.keys().create('k-uploader', 'uploader')).key;
+    curator = (await server.ctx.catalog.keys().create('k-curator', 'curator')).key;
+    for (const path of [TEAM, TEAM_WITHDRAWN]) {
+      const address = (await (await fetch(`${server.url}/upload/${path}`, { headers: { 'X-API-Key': uploader } })).json()) as string;
+      expect((await fetch(address, { method: 'PUT', body: path, headers: { 'Content-Type': '' } })).status).toBe(200);
+    }
+    const res = await fetch(`${server.url}/withdraw/${TEAM_WITHDRAWN}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': curator, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ reason: 'wrong calibration' }),
+    });
+    expect(res.status).toBe(200);
+    // The embargo's end (180 days on): the background step's work, done here at once.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 181 * DAY_MS });
+    await server.ctx.catalog.announceDue();
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the public learns of the file that reached it, never of the withdrawn one', async () => {
+    const entries = (await (await fetch(`${server.url}/changes?after=0`)).json()) as { change: string; file_path: string }[];
+    expect(entries.map((e) => `${e.change} ${e.file_path}`)).toEqual([`released ${TEAM}`]);
+    // With "hidden" its record stays out of every anonymous read; with "public" it shows, without a release date.
+    const anyStatus = (await (await fetch(`${server.url}/query?status=any`)).json()) as { file_path: string; release_date?: string }[];
+    expect(anyStatus.map((r) => r.file_path)).toEqual(metadata === 'hidden' ? [TEAM] : [TEAM_WITHDRAWN, TEAM]);
+    if (metadata === 'public') expect(anyStatus[0]).not.toHaveProperty('release_date');
+    // Its download answers as for a file not released, never the 410 that would tell of its withdrawal.
+    const download = await fetch(`${server.url}/download/${TEAM_WITHDRAWN}`, { redirect: 'manual' });
+    expect(download.status).toBe(metadata === 'hidden' ? 404 : 403);
+    expect(download.headers.get('x-error-code')).toBe(metadata === 'hidden' ? 'SDC_FILE_NOT_FOUND' : 'SDC_NOT_RELEASED');
+  });
+
+  it('a key holder sees the tombstone, without a release date (it never became public)', async () => {
+    const [record] = (await (await fetch(`${server.url}/query?status=withdrawn`, { headers: { 'X-API-Key': curator } })).json()) as Record<string, unknown>[];
+    expect(record).toMatchObject({ file_path: TEAM_WITHDRAWN, status: 'withdrawn' });
+    expect(record).not.toHaveProperty('release_date');
+  });
+});
 }

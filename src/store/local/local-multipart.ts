@@ -14,6 +14,7 @@ import {
 import type { ObjectStore } from '../object-store.js';
 import { StoreLinkError } from './local-store-errors.js';
 import { LocalPartWrites } from './local-part-writes.js';
+import { readNote } from './object-note.js';
 import { storeObject } from './store-object.js';
 import { tempFileIn, writeHashed } from './write-primitives.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
@@ -179,12 +180,23 @@ export class LocalMultipart implements MultipartUploads {
       const { size, sha256 } = await writeHashed(joined(), temp, this.store.maxObjectSize);
       // Not the declared bytes: nothing under the key (the temporary file goes); the parts stay, for a corrected completion.
       if (meta.sha256 !== undefined && sha256 !== meta.sha256) return { outcome: 'mismatch', declared: meta.sha256, received: sha256 };
-      const stored = await storeObject(this.store.root, key, temp, target, { size, sha256 }, meta.uploader);
+      const stored = await storeObject(this.store.root, key, temp, target, { size, sha256 }, meta.uploader, uploadId);
       await this.abort(key, uploadId);
       return stored ? { outcome: 'stored', digest: stored } : { outcome: 'exists' };
     } finally {
       await unlink(temp).catch(() => undefined);
     }
+  }
+
+  /**
+   * The digest of the file under `key` when upload `uploadId`, opened by `uploader`, is what
+   * stored it (its note says so: store-object.ts); the caller checks it against the file's record,
+   * since a completion that lost the name wrote its note over the winner's.
+   */
+  async completedAs(key: string, uploadId: string, uploader?: string): Promise<{ readonly size: number; readonly sha256: string } | undefined> {
+    const note = await readNote(this.store.root, key);
+    if (note?.upload_id !== uploadId || (note.uploader ?? '') !== (uploader ?? '')) return undefined;
+    return { size: note.size, sha256: note.sha256 };
   }
 
   async abort(key: string, uploadId: string): Promise<void> {

@@ -16,6 +16,8 @@ export interface ObjectNote {
   readonly ingestion_date: string;
   readonly size: number;
   readonly sha256: string;
+  /** The upload in parts whose completion stored the file: a repeated completion answers what it did (docs/api.md). */
+  readonly upload_id?: string;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function readNote(root: string, key: string): Promise<ObjectNote | 
     if (typeof note.ingestion_date !== 'string' || parseDateTime(note.ingestion_date) === undefined) return undefined;
     if (typeof note.size !== 'number' || typeof note.sha256 !== 'string') return undefined;
     if (note.uploader !== undefined && typeof note.uploader !== 'string') return undefined;
+    if (note.upload_id !== undefined && typeof note.upload_id !== 'string') return undefined;
     return note as ObjectNote;
   } catch {
     return undefined;
