@@ -13,7 +13,8 @@ const PATH_PARAMETER = 'path';
 
 /** `/upload/*` -> `/upload/{path}`, and the `*` parameter renamed to match. */
 export function describedUrl(url: string): string {
-  return url.replace(/\*$/, `{${PATH_PARAMETER}}`);
+  // `:n` as OpenAPI writes it, `{n}` (@fastify/swagger does the same for the document).
+  return url.replace(/\*$/, `{${PATH_PARAMETER}}`).replace(/:(\w+)/g, '{$1}');
 }
 
 function renameWildcard(schema: FastifySchema): FastifySchema {

@@ -55,7 +55,7 @@ describe('GET /coverage', () => {
     }
     const valid =
       'Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ' +
-      'ingestion_start_date, ingestion_end_date, overlap, status, released';
+      'ingestion_start_date, ingestion_end_date, overlap, status, released, release';
     for (const name of ['bogus', 'limit', 'cursor', 'sort', 'format']) {
       const res = await get(`?${name}=1`);
       expect(res.status).toBe(400);

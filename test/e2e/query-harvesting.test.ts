@@ -154,7 +154,7 @@ describe('query for harvesters: pages, since, latest, overlap, formats', () => {
     const res = await fetch(`${base}/query?since=20240101`);
     expect(res.status).toBe(400);
     expect(await res.json()).toBe(
-      'since is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_start_date, ingestion_end_date, overlap, status, released, limit, cursor, sort, format',
+      'since is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_start_date, ingestion_end_date, overlap, status, released, release, limit, cursor, sort, format',
     );
   });
 });

@@ -132,7 +132,7 @@ describe('query envelope (docs/api.md, The three endpoints)', () => {
       statusCode: 400,
       headers: { ...HEADERS, 'X-Content-Type-Options': 'nosniff', 'X-Error-Code': 'SDC_INVALID_QUERY' },
       body:
-        'instrumnet is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_start_date, ingestion_end_date, overlap, status, released, limit, cursor, sort, format',
+        'instrumnet is not a valid query parameter. Valid parameters are: file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_start_date, ingestion_end_date, overlap, status, released, release, limit, cursor, sort, format',
     });
   });
 
