@@ -125,7 +125,7 @@ describe.each(backends)('$name: reads = the model', ({ name, skip, open }) => {
     { sort: { field: 'start_date', descending: false }, after: { key: '20200115', file_path: 'imap/swe' }, limit: 2500 },
   ];
 
-  it.skipIf(skip)('gives the same records, in the same order, and the same counts', async () => {
+  it.skipIf(skip)('gives the same records, in the same order, and the same counts', { timeout: 120_000 }, async () => {
     for (const filter of filters) {
       expect(await catalog.count(filter)).toBe(model.count(filter));
       for (const option of options) {

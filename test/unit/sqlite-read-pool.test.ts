@@ -35,7 +35,7 @@ describe('the SQLite reading threads', () => {
     }
   });
 
-  it('stops a statement past its budget with SDC_OUT_OF_TIME and Retry-After, then goes on answering', async () => {
+  it('stops a statement past its budget with SDC_OUT_OF_TIME and Retry-After, then goes on answering', { timeout: 90_000 }, async () => {
     const pool = new SqliteReadPool(file, 1, 2000);
     try {
       const stopped = await pool.run(countTo(20_000_000), []).then(
