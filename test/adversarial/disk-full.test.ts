@@ -184,7 +184,10 @@ describe.skipIf(CANNOT_MOUNT !== undefined)('disk full: a 507 with nothing half-
     });
 
     it('serves the bytes of a name without a record only to those its record would let see them', async () => {
-      // Bytes in the store without a record (placed there by hand), then no room for the record.
+      // No room for a record (the catalog's disk full first, so that no background pass can
+      // index them meanwhile), then bytes in the store without a record, placed there by hand
+      // (the store is on another file system).
+      await fill(join(disk.dir, 'filler'));
       const team = pathOf(4);
       const open = 'imap/swe/l2/2024/01/imap_swe_l2_full_20240105_20240105_v00-04.cdf';
       for (const path of [team, open]) {
@@ -192,7 +195,6 @@ describe.skipIf(CANNOT_MOUNT !== undefined)('disk full: a 507 with nothing half-
         await writeFile(join(server.home, 'store', path), `bytes of ${path}`);
       }
       const absent = await fetch(`${server.url}/download/${pathOf(5)}`, { redirect: 'manual' });
-      await fill(join(disk.dir, 'filler'));
       const hidden = await fetch(`${server.url}/download/${team}`, { redirect: 'manual' });
       expect(hidden.status).toBe(404);
       expect(await hidden.text()).toBe((await absent.text()).replace(pathOf(5), team));
