@@ -6,7 +6,7 @@ import { numbered, whereOf } from './filter-sql.js';
 import type { QueryFilter } from './query-filter.js';
 import { RECORD_COLUMNS, recordOfRow } from './record-columns.js';
 import type { CatalogDatabase, ReleasesTable } from './schema.js';
-import type { ManifestEntry, ReleaseKind } from '../wire/release.js';
+import type { ManifestEntry, ReleaseFacts, ReleaseKind } from '../wire/release.js';
 
 /*
  * Numbered releases in the catalog (docs/api.md "Releases"): a release's row and its manifest
@@ -26,26 +26,14 @@ const PATH_BATCH = 500;
 export type ManifestSource = { readonly paths: readonly string[] } | { readonly filter: QueryFilter };
 
 /** A release to make: its description, its date (already now or later), who makes it. */
-export interface ReleaseDraft {
-  readonly title: string;
-  readonly description?: string;
-  readonly kind: ReleaseKind;
-  readonly release_date: string;
-  readonly created_by: string;
-  readonly created_at: string;
+export interface ReleaseDraft extends ReleaseFacts {
   readonly source: ManifestSource;
   readonly exclude: readonly string[];
 }
 
 /** A release as stored: its row, counts as numbers. */
-export interface StoredRelease {
+export interface StoredRelease extends ReleaseFacts {
   readonly number: number;
-  readonly title: string;
-  readonly description?: string;
-  readonly kind: ReleaseKind;
-  readonly release_date: string;
-  readonly created_by: string;
-  readonly created_at: string;
   readonly file_count: number;
   readonly bytes: number;
   readonly retracted_date?: string;

@@ -18,9 +18,8 @@ export interface ManifestEntry {
   readonly sha256: string;
 }
 
-/** A release without its manifest (GET /releases lists these). */
-export interface ReleaseSummary {
-  readonly release: number;
+/** What describes a release wherever it is held: the request made, the row kept, the answer sent. */
+export interface ReleaseFacts {
   readonly title: string;
   readonly description?: string;
   readonly kind: ReleaseKind;
@@ -28,6 +27,11 @@ export interface ReleaseSummary {
   readonly release_date: string;
   readonly created_by: string;
   readonly created_at: string;
+}
+
+/** A release without its manifest (GET /releases lists these). */
+export interface ReleaseSummary extends ReleaseFacts {
+  readonly release: number;
   readonly status: ReleaseStatus;
   readonly file_count: number;
   readonly bytes: number;
