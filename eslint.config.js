@@ -75,7 +75,7 @@ const SHORT_MODULES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', 'deploy/aws/build/**', 'deploy/aws/cdk.out/**'] },
+  { ignores: ['dist/**', '.test-cli/**', '.test-cli.*/**', 'node_modules/**', 'coverage/**', 'web/dist/**', 'deploy/aws/build/**', 'deploy/aws/cdk.out/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

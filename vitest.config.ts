@@ -1,12 +1,14 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig, type ViteUserConfig } from 'vitest/config';
-import SlowFirstSequencer from './test/helpers/slow-first-sequencer.js';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration, type ViteUserConfig } from 'vitest/config';
+import SlowFirstSequencer, { SLOW_FOLDERS } from './test/helpers/slow-first-sequencer.js';
+
+type TestOptions = NonNullable<ViteUserConfig['test']>;
 
 /**
  * `npm run test:all` and `npx vitest run <file>`: every test. `npm test` is the fast loop
  * (vitest.fast.config.ts). Where a new test goes: test/README.md.
  */
-export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test']> {
+export function testOptions(fastLoop: boolean): TestOptions {
   return {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
@@ -37,13 +39,37 @@ export function testOptions(fastLoop: boolean): NonNullable<ViteUserConfig['test
   };
 }
 
+/** Files that replace process-wide state (process.env itself): each runs in a process of its own. */
+export const OWN_PROCESS_FILES = ['test/helpers/local-services.test.ts'];
+
+/**
+ * Two groups of files (vitest projects). `shared`: every file outside SLOW_FOLDERS runs in one
+ * of a few long-lived workers (isolate: false), so the server's modules (Fastify, Kysely, the
+ * drivers) load once a worker, not once a file, and run warm (test/README.md, "How long"). Those
+ * files start their own servers in fresh folders and put back what they change (environment
+ * variables, fake clocks, spies). `own-process`: SLOW_FOLDERS (child processes, signals, minutes
+ * of load) and OWN_PROCESS_FILES each get a fresh process, as vitest does by default.
+ */
+export function testProjects(test: TestOptions): TestProjectInlineConfiguration[] {
+  // Test files only: the folders also hold their helpers (fault-world.ts...), which are no suites.
+  const ownProcess = [...SLOW_FOLDERS.map((folder) => `${folder}**/*.test.ts`), ...OWN_PROCESS_FILES];
+  const exclude = test.exclude ?? configDefaults.exclude;
+  return [
+    { test: { ...test, name: 'shared', exclude: [...exclude, ...ownProcess], isolate: false } },
+    { test: { ...test, name: 'own-process', include: ownProcess, exclude } },
+  ];
+}
+
+const options = testOptions(false);
+
 export default defineConfig({
   test: {
-    ...testOptions(false),
+    ...options,
+    projects: testProjects(options),
     // local-services finds PostgreSQL at 127.0.0.1:5432 when TEST_DATABASE_URL is unset, and names
     // each test group it cannot run at the end of the run; required-services makes a missing one an
     // error where SDC_TEST_REQUIRE_ALL=1 (.ci/run). dist and web/dist are built by the tests that
-    // need them (test/helpers/lazy-build.ts).
-    globalSetup: ['test/helpers/local-services.ts', 'test/helpers/required-services.ts'],
+    // need them (test/helpers/lazy-build.ts); cli-build transpiles src for the tests that start `sdc`.
+    globalSetup: ['test/helpers/local-services.ts', 'test/helpers/required-services.ts', 'test/helpers/cli-build.ts'],
   },
 });

@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { testOptions } from './vitest.config.js';
+import { testOptions, testProjects } from './vitest.config.js';
 import { SLOW_FOLDERS } from './test/helpers/slow-first-sequencer.js';
 
 /**
@@ -8,11 +8,16 @@ import { SLOW_FOLDERS } from './test/helpers/slow-first-sequencer.js';
  * the tests that need PostgreSQL, radosgw or nginx (their helpers report them absent,
  * test/helpers/test-scope.ts); the tests tagged `slow` (skipped here).
  */
+const options = {
+  ...testOptions(true),
+  exclude: [...configDefaults.exclude, ...SLOW_FOLDERS.map((folder) => `${folder}**`)],
+  env: { SDC_TEST_SCOPE: 'fast' },
+};
+
 export default defineConfig({
   test: {
-    ...testOptions(true),
-    exclude: [...configDefaults.exclude, ...SLOW_FOLDERS.map((folder) => `${folder}**`)],
-    env: { SDC_TEST_SCOPE: 'fast' },
-    globalSetup: ['test/helpers/fast-loop.ts'],
+    ...options,
+    projects: testProjects(options),
+    globalSetup: ['test/helpers/fast-loop.ts', 'test/helpers/cli-build.ts'],
   },
 });

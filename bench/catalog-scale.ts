@@ -11,7 +11,7 @@ import { fmt, percentile, table } from './lib/stats.js';
 const ROUNDS = 200;
 
 /** Typical searches, each with a fresh random value per round (so caches do not flatter). */
-const SEARCHES: { label: string; make: (i: number) => { filter: QueryFilter; options?: QueryOptions } }[] = [
+export const SEARCHES: { label: string; make: (i: number) => { filter: QueryFilter; options?: QueryOptions } }[] = [
   {
     label: 'instrument + level + a month',
     make: (i) => {

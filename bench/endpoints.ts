@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { startBareNode, startMinimalPeer, startSdc, type ChildServer } from './lib/child-server.js';
 import { sdcCli, seededHome } from './lib/seeded-home.js';
 import { interleaved, median, pinning, pinSelf, ratio, type Target } from './lib/interleave.js';
@@ -17,10 +18,31 @@ const CASES: Record<string, string> = {
   'GET /query (instrument+level+month, 31 rows)': QUERY,
 };
 
-/** A catalog of 100k records and an API key, made by the build in `dist` (see seeded-home.ts). */
-function seededKeyedHome(dist: string): { home: string; key: string } {
-  const home = seededHome(dist, 100_000);
-  return { home, key: sdcCli(dist, home, 'keys', 'create', 'bench').trim() };
+/** A catalog of 100k records and an API key, made by the build in `dist` (see seeded-home.ts); in `catalog` when given. */
+function seededKeyedHome(dist: string, catalog?: string): { home: string; key: string } {
+  const home = seededHome(dist, 100_000, catalog);
+  const where = catalog === undefined ? [] : ['--catalog', catalog];
+  return { home, key: sdcCli(dist, home, 'keys', 'create', 'bench', ...where).trim() };
+}
+
+/** A PostgreSQL URL naming a schema of its own (`?schema=`), for one build's catalog. */
+function withSchema(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('schema', schema);
+  return u.toString();
+}
+
+/** Drops the bench's schemas (the catalogs it seeded) from the database of `url`. */
+async function dropSchemas(url: string, schemas: readonly string[]): Promise<void> {
+  const u = new URL(url);
+  u.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: u.toString() });
+  await client.connect();
+  try {
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Stores the file the download case asks for, through the server's own upload. */
@@ -41,6 +63,11 @@ export interface EndpointOptions {
   readonly rounds: number;
   /** Another build's dist/ (e.g. main's) measured in the same rounds, for before/after ratios. */
   readonly beforeDist?: string;
+  /**
+   * A PostgreSQL database: the catalogs (each build's and the peers') go to schemas of their own
+   * there, dropped at the end, instead of SQLite files; the peers read it with pg.
+   */
+  readonly postgres?: string;
 }
 
 /**
@@ -49,21 +76,23 @@ export interface EndpointOptions {
  * in the same rounds. The service runs with everything on: an API key exists and is sent on
  * uploads, metrics, rate limit (a budget it never reaches), request ids, CORS, access logs at info.
  */
-export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOptions): Promise<string> {
+export async function benchEndpoints({ seconds, rounds, beforeDist, postgres }: EndpointOptions): Promise<string> {
   pinSelf();
-  const { home, key } = seededKeyedHome(join(ROOT, 'dist'));
-  const beforeHome = beforeDist ? seededKeyedHome(beforeDist) : undefined;
+  const schemas = [`endpoints_${process.pid}`, `endpoints_${process.pid}_before`];
+  const [catalog, beforeCatalog] = postgres === undefined ? [] : schemas.map((schema) => withSchema(postgres, schema));
+  const { home, key } = seededKeyedHome(join(ROOT, 'dist'), catalog);
+  const beforeHome = beforeDist ? seededKeyedHome(beforeDist, beforeCatalog) : undefined;
   const env = { SDC_LOG_LEVEL: 'info', SDC_RATE_LIMIT: '1000000' };
   const servers: ChildServer[] = [];
   try {
-    const sdc = await startSdc({ ...env, SDC_HOME: home });
+    const sdc = await startSdc({ ...env, SDC_HOME: home, ...(catalog ? { SDC_CATALOG: catalog } : {}) });
     servers.push(sdc);
     await storeDownloadTarget(sdc, key);
-    const peer = await startMinimalPeer(home);
-    const featured = await startMinimalPeer(home, true, env);
+    const peer = await startMinimalPeer(home, false, {}, catalog);
+    const featured = await startMinimalPeer(home, true, env, catalog);
     const bare = await startBareNode();
     servers.push(peer, featured, bare);
-    const before = beforeDist && beforeHome ? await startSdc({ ...env, SDC_HOME: beforeHome.home }, beforeDist) : undefined;
+    const before = beforeDist && beforeHome ? await startSdc({ ...env, SDC_HOME: beforeHome.home, ...(beforeCatalog ? { SDC_CATALOG: beforeCatalog } : {}) }, beforeDist) : undefined;
     if (before && beforeHome) {
       servers.push(before);
       await storeDownloadTarget(before, beforeHome.key);
@@ -108,6 +137,7 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
     });
     const pin = pinning();
     return [
+      `Catalog: ${postgres === undefined ? 'SQLite' : 'PostgreSQL (a schema per build; the peers read it with pg named prepared statements)'}, 100k records.`,
       `${rounds} interleaved rounds (order rotated each round) of ${seconds} s per server and endpoint after a 1 s warm-up; figures are medians over rounds, ratios taken within each round.`,
       `autocannon, 16 connections, loopback; ${pin ? `load generator pinned to core ${pin.loadCore}, servers to core ${pin.serverCore} (taskset)` : 'no pinning (taskset or a second core missing)'}.`,
       'sdc = the service with everything on (an API key exists and uploads send it; metrics; rate limit with a budget never reached; request ids; CORS; access log at info).',
@@ -141,5 +171,6 @@ export async function benchEndpoints({ seconds, rounds, beforeDist }: EndpointOp
     for (const s of servers) await s.stop();
     rmSync(home, { recursive: true, force: true });
     if (beforeHome) rmSync(beforeHome.home, { recursive: true, force: true });
+    if (postgres !== undefined) await dropSchemas(postgres, schemas);
   }
 }

@@ -2,7 +2,9 @@
 // service's three endpoints and its local store, with the same answers, on the same catalog and
 // signing secret. Fastify 5 with no plugins, better-sqlite3 prepared statements (one per filter
 // shape), node:crypto HMAC. Usage: node bench/minimal-peer.mjs <SDC_HOME> [--features]
-// (prints LISTENING <url>). With --features it also does, in the least code, what the service
+// [--catalog postgres://...?schema=name] (prints LISTENING <url>). With --catalog the reads go to
+// that PostgreSQL catalog instead, as pg named prepared statements on a pool: the yardstick of the
+// service on PostgreSQL. With --features it also does, in the least code, what the service
 // does on every request with everything on (`admit` and `account` below): the second yardstick, which
 // tells the cost of those features apart from the cost of how the service is built.
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -11,18 +13,48 @@ import { createReadStream, createWriteStream, readFileSync, statSync } from 'nod
 import { link, mkdir, open, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
+import pg from 'pg';
 
-const home = process.argv[2];
-const withFeatures = process.argv[3] === '--features';
+const { positionals, values: flags } = parseArgs({ allowPositionals: true, options: { features: { type: 'boolean', default: false }, catalog: { type: 'string' } } });
+const home = positionals[0];
+const withFeatures = flags.features;
 const secret = Buffer.from(readFileSync(join(home, 'signing-secret'), 'utf8').trim(), 'hex');
 const storeRoot = join(home, 'store');
-const db = new Database(join(home, 'catalog.db'), { readonly: true });
+/** A read statement: get(...params) -> first row or undefined, rows(params) -> the rows; at once on SQLite (rows one at a time, as iterate gives them), a promise on PostgreSQL. */
+const db = flags.catalog ? postgres(flags.catalog) : sqlite(join(home, 'catalog.db'));
+/** Calls f with a value, or with a promise's value once it comes (SQLite answers without a promise). */
+const then = (value, f) => (value instanceof Promise ? value.then(f) : f(value));
+
+function sqlite(file) {
+  const d = new Database(file, { readonly: true });
+  return (text, raw = false) => {
+    const s = raw ? d.prepare(text).raw() : d.prepare(text);
+    return { get: (...params) => s.get(...params), rows: (params) => s.iterate(params) };
+  };
+}
+function postgres(url) {
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema');
+  u.searchParams.delete('schema');
+  // BIGINT (size) as a number, as the record has it.
+  pg.types.setTypeParser(20, Number);
+  const pool = new pg.Pool({ connectionString: u.toString(), options: `-c search_path=${schema}` });
+  let n = 0;
+  return (text, raw = false) => {
+    const name = `peer_${n++}`;
+    let i = 0;
+    text = text.replace(/\?/g, () => `$${++i}`);
+    const run = (values) => pool.query({ name, text, values, ...(raw ? { rowMode: 'array' } : {}) });
+    return { get: (...params) => run(params).then((r) => r.rows[0]), rows: (params) => run(params).then((r) => r.rows) };
+  };
+}
 const INSTRUMENTS = new Set(['ultra-45', 'codice', 'glows', 'hit', 'lo', 'mag', 'swe', 'hi-45', 'idex', 'ultra-90', 'hi-90', 'swapi']);
 const LEVELS = new Set(['l0', 'l1', 'l1a', 'l1b', 'l1c', 'l1d', 'l2']);
 const NAME = /^imap_([a-z0-9-]+)_([a-z0-9]+)_([A-Za-z0-9-]+)_(\d{8})_(\d{8})_(v\d\d-\d\d)\.(cdf|pkts)$/;
-const exists = db.prepare('SELECT 1 FROM files WHERE file_path = ?').pluck();
+const exists = db('SELECT 1 FROM files WHERE file_path = ?', true);
 const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256';
 const FIELDS = { instrument: 'instrument = ?', data_level: 'data_level = ?', descriptor: 'descriptor = ?', start_date: 'start_date >= ?', end_date: 'start_date <= ?', version: 'version = ?', extension: 'extension = ?' };
 const shapes = new Map();
@@ -78,7 +110,7 @@ async function store(req, res) {
 }
 
 // --features: the service's per-request features, each the least code that does it.
-const keyRow = db.prepare('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?').raw();
+const keyRow = db('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?', true);
 const digests = new Map(); // presented key -> SHA-256, as the service remembers genuine keys
 const windows = new Map(); // rate-limit budget -> { count, start }
 const counts = new Map(); // metrics: route -> { statuses, buckets, seconds }
@@ -92,9 +124,8 @@ let flushAt;
 function admit(request, reply) {
   const start = performance.now();
   const presented = request.headers['x-api-key'];
-  let name;
-  if (presented !== undefined) {
-    const row = keyRow.get(presented.slice(4, 20));
+  if (presented === undefined) return budget(request, reply, start, undefined);
+  return then(keyRow.get(presented.slice(4, 20)), (row) => {
     let digest = digests.get(presented);
     if (digest === undefined) digest = createHash('sha256').update(presented).digest();
     if (!row || row[2] || !timingSafeEqual(digest, Buffer.from(row[1], 'hex'))) {
@@ -102,8 +133,11 @@ function admit(request, reply) {
       return undefined;
     }
     digests.set(presented, digest);
-    name = row[0];
-  }
+    return budget(request, reply, start, row[0]);
+  });
+}
+
+function budget(request, reply, start, name) {
   const budget = name ?? request.ip;
   const now = Date.now();
   let window = windows.get(budget);
@@ -138,27 +172,33 @@ function account(request, reply, admitted) {
 /** A route handler with the features around it when --features is given. */
 function route(handler) {
   if (!withFeatures) return handler;
-  return (request, reply) => {
-    const admitted = admit(request, reply);
-    if (admitted === undefined) return reply;
-    handler(request, reply);
-    account(request, reply, admitted);
-    return reply;
-  };
+  return (request, reply) =>
+    then(admit(request, reply), (admitted) => {
+      if (admitted === undefined) return reply;
+      return then(handler(request, reply), () => {
+        account(request, reply, admitted);
+        return reply;
+      });
+    });
 }
 
 const app = Fastify({ serverFactory: (handler) => createServer((req, res) => (req.url.startsWith('/store/') ? store(req, res) : handler(req, res))) });
 app.get('/upload/*', route((request, reply) => {
   const path = storedPath(request.params['*']);
   if (!path) return reply.code(400).type('text/plain; charset=utf-8').send('bad name');
-  if (exists.get(path) || statSync(join(storeRoot, path), { throwIfNoEntry: false })) return reply.code(409).type('text/plain; charset=utf-8').send('exists');
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify(signed('PUT', path, 3600)));
+  return then(exists.get(path), (found) => {
+    if (found || statSync(join(storeRoot, path), { throwIfNoEntry: false })) return reply.code(409).type('text/plain; charset=utf-8').send('exists');
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(signed('PUT', path, 3600)));
+  });
 }));
 app.get('/download/*', route((request, reply) => {
   const path = storedPath(request.params['*']);
-  if (!path || !exists.get(path)) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
-  const url = signed('GET', path, 86400);
-  return reply.code(302).header('location', url).type('text/html').send(JSON.stringify({ download_url: url }));
+  if (!path) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+  return then(exists.get(path), (found) => {
+    if (!found) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    const url = signed('GET', path, 86400);
+    return reply.code(302).header('location', url).type('text/html').send(JSON.stringify({ download_url: url }));
+  });
 }));
 app.get('/query', route((request, reply) => {
   const names = Object.keys(request.query).sort();
@@ -167,11 +207,13 @@ app.get('/query', route((request, reply) => {
   let statement = shapes.get(shape);
   if (!statement) {
     const where = names.length ? ` WHERE ${names.map((n) => FIELDS[n]).join(' AND ')}` : '';
-    shapes.set(shape, (statement = db.prepare(`SELECT ${COLUMNS} FROM files${where} ORDER BY file_path`)));
+    shapes.set(shape, (statement = db(`SELECT ${COLUMNS} FROM files${where} ORDER BY file_path`)));
   }
-  let body = '[';
-  for (const row of statement.iterate(names.map((n) => request.query[n]))) body += (body.length > 1 ? ',' : '') + JSON.stringify(row);
-  return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(`${body}]`);
+  return then(statement.rows(names.map((n) => request.query[n])), (rows) => {
+    let body = '[';
+    for (const row of rows) body += (body.length > 1 ? ',' : '') + JSON.stringify(row);
+    return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(`${body}]`);
+  });
 }));
 await app.listen({ port: 0, host: '127.0.0.1' });
 base = `http://127.0.0.1:${app.server.address().port}`;

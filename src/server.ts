@@ -6,7 +6,7 @@ import { createLogger } from './logger.js';
 import { startIngestSweeper, startReleasePublisher, type ServiceContext } from './service/index.js';
 import { serviceContextFromConfig } from './service-context-from-config.js';
 import { requestTracingFromEnv } from './tracing/request-tracing.js';
-import { LocalObjectStore, loadSigningSecret, MissingBucketError, previousSigningSecret, openStore, UrlSigner } from './store/index.js';
+import { isMissingBucketError, LocalObjectStore, loadSigningSecret, previousSigningSecret, openStore, UrlSigner } from './store/index.js';
 
 /** How long start-up waits for the store's first answer before listening without it. */
 const STORE_PING_AT_START_MS = 3_000;
@@ -27,7 +27,7 @@ export interface RunningServer {
 export async function startServer(config: ServerConfig, log: Logger = createLogger(config.logLevel), build: Pick<AppOptions, 'feed'> = {}): Promise<RunningServer> {
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
   let listeningUrl = `http://${config.host}:${config.port}`;
-  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize, minFree: config.minFree, log });
+  const store = await openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? listeningUrl, maxObjectSize: config.maxObjectSize, minFree: config.minFree, log });
   // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; the request handlers see the traced ports.
   const tracing = await requestTracingFromEnv();
   const untraced = await serviceContextFromConfig(config, store, log);
@@ -46,13 +46,13 @@ export async function startServer(config: ServerConfig, log: Logger = createLogg
   let waited: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (waited = setTimeout(() => resolve('late'), STORE_PING_AT_START_MS)));
   const pingError = await Promise.race([pinged, late]).finally(() => clearTimeout(waited));
-  if (pingError instanceof MissingBucketError) {
+  if (isMissingBucketError(pingError)) {
     await catalog.close();
     throw pingError;
   }
   if (pingError === 'late') {
     log.warn({ waitedMs: STORE_PING_AT_START_MS }, 'the object store did not answer at start; serving what does not need it');
-    void pinged.then((err) => err instanceof MissingBucketError && log.error({ err }, 'the object store answered late: its bucket is missing'));
+    void pinged.then((err) => isMissingBucketError(err) && log.error({ err }, 'the object store answered late: its bucket is missing'));
   } else if (pingError !== undefined) {
     log.warn({ err: pingError }, 'the object store did not answer at start; serving what does not need it');
   }

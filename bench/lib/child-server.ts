@@ -93,10 +93,22 @@ export async function startBareNode(): Promise<ChildServer> {
 
 /**
  * The yardstick (bench/minimal-peer.mjs) on the catalog, store and signing secret of an SDC_HOME;
- * with `features`, the second yardstick: the same plus the service's per-request features.
+ * with `features`, the second yardstick: the same plus the service's per-request features; with
+ * `catalog` (a PostgreSQL URL), its reads go to that catalog instead of the home's SQLite one.
  */
-export async function startMinimalPeer(home: string, features = false, env: Record<string, string> = {}): Promise<ChildServer> {
-  const [command, args] = onServerCore(process.execPath, [join(ROOT, 'bench', 'minimal-peer.mjs'), home, ...(features ? ['--features'] : [])]);
+export async function startMinimalPeer(home: string, features = false, env: Record<string, string> = {}, catalog?: string): Promise<ChildServer> {
+  const flags = [...(features ? ['--features'] : []), ...(catalog === undefined ? [] : ['--catalog', catalog])];
+  const [command, args] = onServerCore(process.execPath, [join(ROOT, 'bench', 'minimal-peer.mjs'), home, ...flags]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return wrap(child, await waitForUrl(child));
+}
+
+/** Runs `sdc <args>` of a build (its dist/) to its end, output left out; rejects on a non-zero exit with the end of its stderr. */
+export function runSdc(args: string[], env: NodeJS.ProcessEnv, dist = join(ROOT, 'dist')): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(dist, 'cli', 'main.js'), ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`sdc ${args[0]} exited ${code}: ${stderr.slice(-500)}`))));
+  });
 }

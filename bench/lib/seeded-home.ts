@@ -11,9 +11,11 @@ export function sdcCli(dist: string, home: string, ...args: string[]): string {
 /**
  * A new SDC_HOME holding `count` synthetic records, seeded by the build in `dist` itself: each
  * build measured gets its own, since a build refuses a catalog a newer one migrated past it.
+ * With `catalog` (a PostgreSQL URL with its own schema), the records go there instead.
  */
-export function seededHome(dist: string, count: number): string {
+export function seededHome(dist: string, count: number, catalog?: string): string {
   const home = mkdtempSync(join(tmpdir(), 'sdc-bench-'));
-  execFileSync(process.execPath, [join(dist, 'cli/main.js'), 'seed', '--count', String(count), '--home', home, '--create'], { stdio: 'inherit' });
+  const where = catalog === undefined ? [] : ['--catalog', catalog];
+  execFileSync(process.execPath, [join(dist, 'cli/main.js'), 'seed', '--count', String(count), ...where, '--home', home, '--create'], { stdio: 'inherit' });
   return home;
 }

@@ -1,3 +1,4 @@
+import type { ChangeJsonDialect } from './change-pages.js';
 import type { PostWrite } from './post-write.js';
 import { postgresPostWrite } from './postgres/postgres-post-write.js';
 import { sqliteJsonRecord } from './sqlite/sqlite-json-record.js';
@@ -22,6 +23,8 @@ export interface CatalogDialect {
    * json_object): query pages can then be sent without making a record (RecordPages.jsonPages).
    */
   readonly jsonRecord?: string;
+  /** How the engine writes a change-log entry's JSON text (change-pages.ts). */
+  readonly changeJson: ChangeJsonDialect;
   /** How the database shows a statement's plan: the prefix, and which column of its rows is the text. */
   readonly plan: { readonly prefix: string; readonly column: number };
   /** The engine's post-write step (post-write.ts), which every write of the files table ends with. */
@@ -31,6 +34,8 @@ export interface CatalogDialect {
 export const SQLITE_DIALECT: CatalogDialect = Object.freeze({
   engine: 'sqlite',
   jsonRecord: sqliteJsonRecord(),
+  // json_quote escapes as JSON.stringify does (sqlite-json-record.ts); concat() since SQLite 3.44.
+  changeJson: { jsonString: (column: string) => `json_quote(${column})` },
   // Rows of (id, parent, notused, detail).
   plan: { prefix: 'EXPLAIN QUERY PLAN', column: 3 },
   postWrite: sqlitePostWrite,
@@ -39,6 +44,8 @@ export const SQLITE_DIALECT: CatalogDialect = Object.freeze({
 export const POSTGRES_DIALECT: CatalogDialect = Object.freeze({
   engine: 'postgres',
   byteOrderCollation: 'C',
+  // to_json(text) escapes as JSON.stringify does (postgres-json-record.ts).
+  changeJson: { jsonString: (column: string) => `to_json(${column})` },
   plan: { prefix: 'EXPLAIN', column: 0 },
   postWrite: postgresPostWrite,
 });

@@ -1,5 +1,6 @@
 import type { AuditQueueOptions, FixityOutcome, FixityStatus } from './audit-queue.js';
 import type { ChangeEntry, ChangesRange } from './change-log.js';
+import type { ChangeJsonPage } from './change-pages.js';
 import type { CoverageDay } from './coverage-day.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
@@ -9,9 +10,14 @@ import type { QueryOptions } from './query-options.js';
 import type { Audience } from './visibility-sql.js';
 import type { Tombstone } from '../wire/record.js';
 import type { ManifestEntry } from '../wire/release.js';
-import type { PolicyDate, ReleaseDraft, Retraction, RetractOutcome, StoredRelease } from './release-manifests.js';
+import type { AccessPolicy } from '../mission/index.js';
+import type { ReleaseDraft, Retraction, RetractOutcome, StoredRelease } from './release-manifests.js';
+import type { CreatedRelease } from './release-repeats.js';
+import type { Unreleasable } from './release-writes.js';
 
-export type { ManifestSource, PolicyDate, ReleaseDraft, Retraction, RetractOutcome, StoredRelease } from './release-manifests.js';
+export type { ManifestSource, ReleaseDraft, Retraction, RetractOutcome, StoredRelease } from './release-manifests.js';
+export type { CreatedRelease } from './release-repeats.js';
+export type { Unreleasable } from './release-writes.js';
 
 /** What a withdrawal writes into a record: derived from the record's declaration (src/wire/record.ts). */
 export type { Tombstone };
@@ -71,6 +77,12 @@ export interface Catalog {
    * `range`: only those of files matching a filter, only up to an id (the live feed's reads).
    */
   changes(after: number, limit: number, range?: ChangesRange): Promise<ChangeEntry[]>;
+  /**
+   * A page of GET /changes: at most `limit` entries after `after` (of `audience`'s), their JSON
+   * texts as the answer sends them, written by the database a piece at a time (change-pages.ts),
+   * and the page's last id when it is full.
+   */
+  changesJson(after: number, limit: number, audience?: Audience): Promise<ChangeJsonPage>;
   /** The log's largest id; 0 while it is empty. */
   lastChangeId(): Promise<number>;
   /** The id of the n-th entry after `after` (n >= 1), if the log has that many (of `audience`'s entries): whether a page of n is full. */
@@ -93,16 +105,25 @@ export interface Catalog {
    * Makes a numbered release (docs/api.md "Releases"; release-manifests.ts): the next number, its
    * manifest (archived files of the source, less the excluded), its files public from its date,
    * and the 'released' entries now due, in one transaction. Undefined (nothing written) when the
-   * manifest would be empty.
+   * manifest would be empty; the earlier release, marked `repeat` (nothing written), when the
+   * draft repeats one (release-repeats.ts).
    */
-  createRelease(draft: ReleaseDraft): Promise<StoredRelease | undefined>;
+  createRelease(draft: ReleaseDraft): Promise<CreatedRelease | undefined>;
+  /**
+   * Of the paths a release names, those it may not hold, in the order named: unknown (no record)
+   * or withdrawn. Read a page of paths per statement (release-writes.ts), never one by one.
+   */
+  unreleasable(paths: readonly string[]): Promise<Unreleasable[]>;
   /** Every release, by number. */
   releases(): Promise<StoredRelease[]>;
   release(number: number): Promise<StoredRelease | undefined>;
   /** A page of a release's manifest in file_path order, after `after`. */
   releaseManifest(number: number, after: string | undefined, limit: number): Promise<ManifestEntry[]>;
-  /** Retracts a release once (release-manifests.ts), its 'retracted' entries in the same transaction. */
-  retractRelease(number: number, retraction: Retraction, policyDate: PolicyDate): Promise<RetractOutcome>;
+  /**
+   * Retracts a release once (release-retraction.ts): its files return to another release's date,
+   * or the date `policy` gives them, or the team; their 'retracted' entries in the same transaction.
+   */
+  retractRelease(number: number, retraction: Retraction, policy: AccessPolicy): Promise<RetractOutcome>;
   /** Every file_path, in order, a page at a time: for reconcile. */
   paths(): AsyncIterable<string>;
   /**

@@ -11,12 +11,14 @@ import { RECORD_FIELDS } from '../wire/record.js';
  * misses an entry that commits late:
  * - SQLite serialises its write transactions, and the id is given inside one;
  * - PostgreSQL gives bigserial values when a row is inserted, not at commit: two writers could
- *   commit ids 8 then 7, and a reader that saw 8 would skip 7. Every append first takes one
- *   transaction-level advisory lock (held until commit or rollback), so from the first id a
- *   transaction takes to its commit no other transaction takes one: ids commit in order.
- * The appends are each transaction's last statements (post-write.ts), so the lock is held only for them and
- * the commit, and a writer never waits for a row while holding it (no deadlock with another
- * writer that waits for the lock).
+ *   commit ids 8 then 7, and a reader that saw 8 would skip 7. So ids are taken at commit
+ *   (postgres/postgres-post-write.ts): a writing transaction notes its entries in an unlogged
+ *   table, and a deferred trigger that fires inside its COMMIT takes a transaction-level
+ *   advisory lock of the schema's and moves them into the log; the lock is released only once the commit is
+ *   visible, so from the first id a transaction takes to its commit no other takes one: ids
+ *   commit in order. The lock is held for that server-side step and the commit's WAL flush,
+ *   never across a round trip to the client (docs/performance.md, "A reprocessing campaign"),
+ *   and its holder waits for no row (no deadlock with a writer that waits for the lock).
  */
 
 export type ChangeKind = 'created' | 'withdrawn' | 'released' | 'retracted';
@@ -53,7 +55,11 @@ export interface ChangeEntry {
 /** The log's advisory lock on PostgreSQL (a constant used for nothing else: "sdc-chng" as a 64-bit integer). */
 export const CHANGE_LOG_LOCK = '8314879858625244775';
 
-/** Taken before a PostgreSQL transaction's first append, held to its commit (see above). */
+/**
+ * The lock an earlier release's writers take themselves, exclusively, before appending; the
+ * commit-time step takes its schema's lock, then this one shared, so the two kinds of writer
+ * keep one order during a rolling upgrade while writers of other schemas never wait on each other.
+ */
 export const POSTGRES_CHANGE_LOCK_SQL = `SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
 
 /** A record's JSON text as a query answers it: fields in record order, absent ones left out. */
@@ -71,6 +77,9 @@ export const CHANGES_AFTER_SQL = 'SELECT id, time, change, file_path, record FRO
 
 /** The largest id (0 for an empty log), from the primary key alone. */
 export const LAST_CHANGE_ID_SQL = 'SELECT max(id) FROM changes';
+
+/** The one condition of the entries a caller without a key reads (ChangeAudience). */
+export const PUBLIC_ENTRY = "changes.audience = 'public'";
 
 /** What narrows a read of the log beyond `after` and `limit`. */
 export interface ChangesRange {
@@ -95,7 +104,7 @@ export function changesSql(after: number, limit: number, range: ChangesRange, co
     where.push('changes.id <= ?');
     params.push(range.until);
   }
-  if (range.audience === 'public') where.push("changes.audience = 'public'");
+  if (range.audience === 'public') where.push(PUBLIC_ENTRY);
   // The entry's audience decides, not the file's standing now: a retraction's entry stays readable.
   const filtered = range.filter === undefined ? [] : whereOf({ ...range.filter, audience: undefined }, params);
   const join = filtered.length === 0 ? '' : ` JOIN files ON files.file_path = changes.file_path${collation ? ` COLLATE "${collation}"` : ''}`;
@@ -110,7 +119,7 @@ export function changesSql(after: number, limit: number, range: ChangesRange, co
 export const CHANGE_ID_AT_SQL = 'SELECT id FROM changes WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?';
 
 /** The same among the public entries, from changes_audience. */
-export const PUBLIC_CHANGE_ID_AT_SQL = "SELECT id FROM changes WHERE audience = 'public' AND id > ? ORDER BY id LIMIT 1 OFFSET ?";
+export const PUBLIC_CHANGE_ID_AT_SQL = `SELECT id FROM changes WHERE ${PUBLIC_ENTRY} AND id > ? ORDER BY id LIMIT 1 OFFSET ?`;
 
 /** An entry from a row of CHANGES_AFTER_SQL's columns (PostgreSQL returns bigint ids as text). */
 export function changeOfRow(row: readonly unknown[]): ChangeEntry {
@@ -176,5 +185,18 @@ export function sqliteCreatedSinceSql(json: string): string {
   return (
     `INSERT INTO changes (time, change, file_path, record, audience) SELECT ?, 'created', file_path, ${json},` +
     " CASE WHEN release_date <= ingestion_date THEN 'public' ELSE 'team' END FROM files WHERE rowid > ? ORDER BY rowid"
+  );
+}
+
+/**
+ * 'retracted' entries (public: the public learns what it loses) for the paths in `table`, in
+ * file_path order, with each record as the retraction left it (release-retraction.ts), into
+ * `into` (the log, or PostgreSQL's entries noted until the commit). Parameter: time, as
+ * `placeholder`. `json`: the dialect's JSON text of a files row.
+ */
+export function retractedFromSql(json: string, table: string, placeholder: string, into = 'changes'): string {
+  return (
+    `INSERT INTO ${into} (time, change, file_path, record, audience) SELECT ${placeholder}, 'retracted', file_path, ${json}, 'public'` +
+    ` FROM files WHERE file_path IN (SELECT file_path FROM ${table}) ORDER BY file_path`
   );
 }

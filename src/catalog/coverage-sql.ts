@@ -1,5 +1,5 @@
 import type { CoverageDay } from './coverage-day.js';
-import { whereOf } from './filter-sql.js';
+import { comparisonsOn, whereOf } from './filter-sql.js';
 import { keysetPages } from './keyset-pages.js';
 import type { QueryFilter } from './query-filter.js';
 
@@ -33,6 +33,31 @@ export function fromDayRows(filter: QueryFilter): boolean {
   );
 }
 
+/** The WHERE clause over coverage_days of a filter fromDayRows accepts (its days with files, or with latest files). */
+function dayRowsWhere(filter: QueryFilter, params: unknown[]): string[] {
+  const where: string[] = [];
+  const eq = comparisonsOn('coverage_days', where, params);
+  eq('instrument', filter.instrument);
+  eq('data_level', filter.data_level);
+  eq('start_date', filter.start_date, '>=');
+  eq('start_date', filter.end_date, '<=');
+  if (filter.version === 'latest') where.push('coverage_days.latest_files > 0');
+  return where;
+}
+
+/**
+ * How many records a filter fromDayRows accepts matches, summed from coverage_days (the files,
+ * or latest files, of each day): X-Total-Count then costs the filter's days, not its files
+ * (docs/performance.md, "A catalog of 10M records"). Undefined for any other filter.
+ */
+export function dayRowsCountSql(filter: QueryFilter): { text: string; params: unknown[] } | undefined {
+  if (!fromDayRows(filter)) return undefined;
+  const params: unknown[] = [];
+  const where = dayRowsWhere(filter, params);
+  const column = filter.version === 'latest' ? 'latest_files' : 'files';
+  return { text: `SELECT coalesce(sum(coverage_days.${column}), 0) FROM coverage_days${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params };
+}
+
 /** One page of days after `after`, columns instrument, data_level, start_date, end_date, files, size. */
 export function coveragePageSql(filter: QueryFilter, after: CoverageAfter | undefined, size: number): { text: string; params: unknown[] } {
   const params: unknown[] = [];
@@ -46,17 +71,7 @@ export function coveragePageSql(filter: QueryFilter, after: CoverageAfter | unde
   };
   if (fromDayRows(filter)) {
     const latest = filter.version === 'latest';
-    where = [];
-    const eq = (column: string, value: string | undefined, op = '=') => {
-      if (value === undefined) return;
-      where.push(`coverage_days.${column} ${op} ?`);
-      params.push(value);
-    };
-    eq('instrument', filter.instrument);
-    eq('data_level', filter.data_level);
-    eq('start_date', filter.start_date, '>=');
-    eq('start_date', filter.end_date, '<=');
-    if (latest) where.push('coverage_days.latest_files > 0');
+    where = dayRowsWhere(filter, params);
     position('coverage_days');
     const columns = latest ? 'latest_end_date, latest_files, latest_size' : 'end_date, files, size';
     text = `SELECT instrument, data_level, start_date, ${columns} FROM coverage_days`;

@@ -1,7 +1,7 @@
 import type { QueryFilter } from './query-filter.js';
 import type { QueryPosition, QuerySort } from './query-options.js';
 import { archivedSql } from './archived-sql.js';
-import { latestWhere, visibilityWhere } from './visibility-sql.js';
+import { latestWhere, releaseWhere, visibilityWhere } from './visibility-sql.js';
 
 /*
  * A query's SQL text from its filter's shape: the one home of the filter's rules, for the
@@ -16,11 +16,7 @@ import { latestWhere, visibilityWhere } from './visibility-sql.js';
  */
 export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   const where: string[] = [];
-  const eq = (column: string, value: string | undefined, op = '=') => {
-    if (value === undefined) return;
-    where.push(`files.${column} ${op} ?`);
-    params.push(value);
-  };
+  const eq = comparisonsOn('files', where, params);
   eq('file_path', filter.file_path);
   eq('instrument', filter.instrument);
   eq('data_level', filter.data_level);
@@ -42,16 +38,34 @@ export function whereOf(filter: QueryFilter, params: unknown[]): string[] {
   eq('ingestion_date', filter.ingestion_end_date, '<=');
   // A release's files, exactly its manifest (docs/api.md "Releases"): a citation answers the same
   // files forever (the query's parser makes status any for it unless status= is sent).
-  if (filter.release !== undefined) {
-    where.push('files.file_path IN (SELECT release_files.file_path FROM release_files WHERE release_files.release = ?)');
-    params.push(Number(filter.release));
-  }
+  if (filter.release !== undefined) where.push(releaseWhere(filter, filter.release, params));
   // Withdrawn files are left out unless asked for (docs/api.md "Withdrawn files"); literals, so
   // the partial index files_withdrawn serves status=withdrawn.
   if (filter.status === undefined) where.push(archivedSql('files'));
   else if (filter.status === 'withdrawn') where.push("files.status = 'withdrawn'");
   where.push(...visibilityWhere(filter, params));
   return where;
+}
+
+/**
+ * A function that adds `table.column op ?` to `where`, and its value to `params`, for a value
+ * that is present; an absent one adds nothing, so the text depends only on the filter's shape.
+ */
+export function comparisonsOn(table: string, where: string[], params: unknown[]) {
+  return (column: string, value: string | undefined, op: '=' | '>=' | '<=' = '=') => {
+    if (value === undefined) return;
+    where.push(`${table}.${column} ${op} ?`);
+    params.push(value);
+  };
+}
+
+/**
+ * Whether a filter's reads touch one record at most and nothing besides: it names a path (the
+ * primary key) and no release (`release=` reads the release's whole manifest, releaseWhere).
+ * An engine may run them as it runs a record's read by path (SqlCatalog.rowsOf).
+ */
+export function isPointRead(filter: QueryFilter): boolean {
+  return filter.file_path !== undefined && filter.release === undefined;
 }
 
 /** Rows strictly after `after` in (sort key, file_path) order: the keyset position of a page. */

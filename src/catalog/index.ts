@@ -10,3 +10,4 @@ export * from './name-leases.js';
 export * from './audit-queue.js';
 export { type ChangeEntry, type ChangeKind, type ChangesRange } from './change-log.js';
 export type { Audience } from './visibility-sql.js';
+export type { ChangeJsonPage } from './change-pages.js';

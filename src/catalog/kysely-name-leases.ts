@@ -53,6 +53,13 @@ export class KyselyNameLeases implements NameLeases {
     });
   }
 
+  held(filePath: string): Promise<boolean> {
+    return this.driver('lease', async () => {
+      const row = await this.db.selectFrom('name_leases').select('holder').where('file_path', '=', filePath).where('expires_at', '>', this.now()).executeTakeFirst();
+      return row !== undefined;
+    });
+  }
+
   release(filePath: string, holder: string): Promise<void> {
     return this.driver('lease', async () => {
       await this.db.deleteFrom('name_leases').where('file_path', '=', filePath).where('holder', '=', holder).execute();

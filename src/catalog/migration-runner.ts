@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type MigrationProvider } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type MigrationProvider } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
 import { refuseContractSteps, type MigrateOptions, type MigrationPlan } from './migration-plan.js';
 import { migrations } from './migrations.js';
@@ -22,6 +22,13 @@ async function planOf(migrator: Migrator, dialect: CatalogDialect): Promise<Migr
   };
 }
 
+/** How many migrations the migrator's table records as applied (known to this version or not). */
+async function executedCount(db: Kysely<unknown>, schema: string | undefined): Promise<number> {
+  const table = schema ? sql`${sql.id(schema)}.${sql.id(DEFAULT_MIGRATION_TABLE)}` : sql.id(DEFAULT_MIGRATION_TABLE);
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${table}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /**
  * Brings the schema up to date; safe to run at every start; answers the names of the
  * migrations it applied (`sdc migrate` prints them). A contract step is refused unless
@@ -31,7 +38,13 @@ async function planOf(migrator: Migrator, dialect: CatalogDialect): Promise<Migr
  */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: CatalogDialect, schema?: string, options: MigrateOptions = {}): Promise<string[]> {
   const migrator = migratorOf(db, dialect, schema);
-  refuseContractSteps(await planOf(migrator, dialect), options);
+  const plan = await planOf(migrator, dialect);
+  refuseContractSteps(plan, options);
+  // Up to date: nothing to apply, so the migrator's lock is not waited for. On PostgreSQL it is
+  // one for the whole database, held through another deployment's migrations (an index built
+  // over millions of rows), which is no reason for this instance not to start.
+  // A migration this version does not know is not in the plan: then the migrator runs, and refuses.
+  if (plan.pending.length === 0 && (await executedCount(db, schema)) === plan.applied.length) return [];
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   const unknown = /previously executed migration (\S+) is missing/.exec(String((error as Error | undefined)?.message));

@@ -3,6 +3,7 @@ import type { CatalogDialect } from './catalog-dialect.js';
 import type { MigrationKind } from './migration-plan.js';
 import { dateOlderReleasesInserts, OLDER_RELEASE_INSERT, rebuildSqliteSearchIndex } from './migration-steps.js';
 import { REFRESH_ALL_BEFORE_STATUS_SQL } from './product-refresh.js';
+import { CHANGES_AT_COMMIT_SCHEMA } from './postgres/postgres-post-write.js';
 
 /** A migration and its kind (migration-plan.ts): whether the previous release keeps working after it. */
 export interface CatalogMigration extends Migration {
@@ -293,6 +294,38 @@ export function migrations(dialect: CatalogDialect): Record<string, CatalogMigra
           .execute();
         if (dialect.byteOrderCollation) {
           await sql`alter table audit_reads alter column file_path type text collate ${sql.id(dialect.byteOrderCollation)}`.execute(db);
+        }
+      },
+    },
+    // PostgreSQL: the change log's ids taken inside the COMMIT by a deferred trigger, so its
+    // commit-order lock is held for that server-side step, never across a round trip to the
+    // client (change-log.ts, postgres/postgres-post-write.ts; docs/performance.md "A
+    // reprocessing campaign"). Adds only: an earlier release's writers append to `changes`
+    // themselves under the same lock, in the same order. A no-op on SQLite.
+    '0015-change-log-at-commit': {
+      kind: 'expand',
+      async up(db: Kysely<unknown>) {
+        if (dialect.engine !== 'postgres') return;
+        for (const statement of CHANGES_AT_COMMIT_SCHEMA) await sql.raw(statement).execute(db);
+      },
+    },
+    // A caller without a key reading in path order (version=*, a descriptor, a first page with
+    // no selective filter; docs/performance.md "Who sees what at scale"): the archived files
+    // that have a release date, in path order (and by descriptor in path order, as
+    // files_descriptor), with the date beside the path. Their condition is implied by the
+    // public's `release_date <= ?` and `status IS NULL` (visibility-sql.ts, archived-sql.ts), so
+    // both engines may scan them instead of the primary key or files_descriptor: a team file
+    // without a date is not in them, one dated ahead is skipped in the index, and no table row
+    // is read for either. Reads by key holders do not say `release_date <= ?`: their plans stay.
+    '0016-public-path-indexes': {
+      kind: 'expand',
+      async up(db: Kysely<unknown>) {
+        const released = sql<boolean>`status IS NULL AND release_date IS NOT NULL`;
+        await db.schema.createIndex('files_public_path').on('files').columns(['file_path', 'release_date']).where(released).execute();
+        await db.schema.createIndex('files_public_descriptor').on('files').columns(['descriptor', 'file_path', 'release_date']).where(released).execute();
+        if (dialect.engine === 'sqlite') {
+          const { rows } = await sql`select 1 from sqlite_master where name = 'sqlite_stat1'`.execute(db);
+          if (rows.length > 0) for (const index of ['files_public_path', 'files_public_descriptor']) await sql`analyze ${sql.id(index)}`.execute(db);
         }
       },
     },

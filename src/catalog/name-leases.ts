@@ -13,6 +13,8 @@ export interface NameLeases {
   acquire(filePath: string, holder: string, ttlMs: number): Promise<boolean>;
   /** Extends `holder`'s lease by `ttlMs` from now: false when the lease is no longer `holder`'s (taken over, or released). */
   renew(filePath: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Whether anyone holds an unexpired lease on `filePath` now. */
+  held(filePath: string): Promise<boolean>;
   /** Ends `holder`'s lease; a lease held by another is left alone. */
   release(filePath: string, holder: string): Promise<void>;
 }

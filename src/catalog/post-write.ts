@@ -15,8 +15,17 @@ export interface SqlStatement {
   readonly params: readonly unknown[];
 }
 
-/** Which latest flags and coverage rows to recompute: those of the products written, or all (a load that outgrew the table). */
-export type Refresh = readonly ProductKey[] | 'all';
+/**
+ * Which latest flags and coverage rows to recompute: those of the products written, or all (a
+ * load that outgrew the table), or every day's row alone (a load whose rows went in with their
+ * flags right: PostgreSQL's large load).
+ */
+export type Refresh = readonly ProductKey[] | 'all' | 'all days';
 
-/** The statements of the step, given the entries as rows (the shared Kysely writes). */
-export type PostWrite = (refresh: Refresh, changes: readonly NewChange[]) => SqlStatement[];
+/** 'retracted' entries for the paths a retraction noted in a temporary table (release-retraction.ts). */
+export interface RetractedRows {
+  readonly retractedFrom: string;
+}
+
+/** The statements of the step, given the entries as rows, or the paths a retraction noted (the shared Kysely writes). */
+export type PostWrite = (refresh: Refresh, changes: readonly NewChange[] | RetractedRows) => SqlStatement[];

@@ -62,14 +62,37 @@ export const REFRESH_DAY_SQL = [
     ` WHERE files.instrument = ? AND files.data_level = ? AND files.start_date = ? AND ${archivedSql('files')} GROUP BY files.instrument, files.data_level, files.start_date`,
 ] as const;
 
+/** Every day's row recomputed from the files, whose flags are right: the end of a large load whose rows went in flagged (stagedWithFlagsSql). */
+export const REFRESH_ALL_DAYS_SQL = [
+  'DELETE FROM coverage_days',
+  `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files WHERE ${archivedSql('files')} GROUP BY files.instrument, files.data_level, files.start_date`,
+] as const;
+
 /** Every product's flag and every day's row recomputed: a bulk load larger than the table, the migration's backfill. */
 export const REFRESH_ALL_SQL = [
   `UPDATE files SET is_latest = 1 - is_latest FROM (SELECT instrument AS i, data_level AS l, descriptor AS d, start_date AS s, ${MAX_ARCHIVED_VERSION} AS v` +
     ' FROM files GROUP BY instrument, data_level, descriptor, start_date) AS m' +
     ` WHERE files.instrument = m.i AND files.data_level = m.l AND files.descriptor = m.d AND files.start_date = m.s AND ${FLAG_IS_WRONG}`,
-  'DELETE FROM coverage_days',
-  `INSERT INTO coverage_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM files WHERE ${archivedSql('files')} GROUP BY files.instrument, files.data_level, files.start_date`,
+  ...REFRESH_ALL_DAYS_SQL,
 ] as const;
+
+const PRODUCT_COLUMNS = 'instrument, data_level, descriptor, start_date';
+
+/**
+ * PostgreSQL: the rows of a staging table (alias `s`: its `columns`, then is_latest) with each
+ * flag computed by the rule above as they go into the files table, over the product's
+ * versions among the staged rows and the table's: a large load writes each row once instead of
+ * updating most of what it has just inserted (postgres-large-load.ts). A hash join with each
+ * product's highest archived version, which one aggregate of the two computes.
+ */
+export function stagedWithFlagsSql(staged: string, columns: readonly string[]): string {
+  const versions = `SELECT ${PRODUCT_COLUMNS}, version, status FROM ${staged} UNION ALL SELECT ${PRODUCT_COLUMNS}, version, status FROM files`;
+  return (
+    `SELECT ${columns.map((c) => `s.${c}`).join(', ')}, CASE WHEN s.version = m.v AND ${archivedSql('s')} THEN 1 ELSE 0 END` +
+    ` FROM ${staged} AS s JOIN (SELECT ${PRODUCT_COLUMNS}, ${MAX_ARCHIVED_VERSION} AS v FROM (${versions}) AS a GROUP BY ${PRODUCT_COLUMNS}) AS m` +
+    ' ON s.instrument = m.instrument AND s.data_level = m.data_level AND s.descriptor = m.descriptor AND s.start_date = m.start_date'
+  );
+}
 
 /**
  * REFRESH_ALL_SQL as migration 0008 ran it, before files had a status (migration 0011): a
@@ -103,8 +126,20 @@ const POSTGRES_REFRESH_PRODUCTS_SQL = [
     ` ON files.instrument = d.i AND files.data_level = d.l AND files.start_date = d.s WHERE ${archivedSql('files')} GROUP BY files.instrument, files.data_level, files.start_date`,
 ] as const;
 
-/** The advisory lock key that every refresh holds (shared by a few days' refresh, alone by a large one). */
-const ALL_DAYS_LOCK = "hashtextextended('sdc-data-access coverage_days', 0)";
+/**
+ * The advisory lock key that every refresh holds (shared by a few days' refresh, alone by a large
+ * one). Advisory locks are one set for the whole database, so the key names the schema: a large
+ * load in another deployment's schema on the same server is no reason to wait.
+ */
+const ALL_DAYS_LOCK = "hashtextextended('sdc-data-access coverage_days ' || current_schema(), 0)";
+
+/**
+ * The key 0.1.0 used for ALL_DAYS_LOCK, one for the whole database, taken here shared by every
+ * refresh: a 0.1.0 instance's large refresh (exclusive) still waits for ours and ours for it
+ * during a rolling upgrade, while shared holds never wait on each other. Not excluded: a 0.1.0
+ * instance's refresh of a few days beside our large one (docs/deploy.md, "The runbook").
+ */
+const OLD_ALL_DAYS_LOCK = "hashtextextended('sdc-data-access coverage_days', 0)";
 
 /**
  * A few days are locked each for the transaction (in one order, so two writers never wait on
@@ -119,14 +154,19 @@ export function postgresRefreshSql(arrays: readonly string[][]): string[] {
   const days = new Set(arrays[0]!.map((instrument, i) => `${instrument}/${arrays[1]![i]}/${arrays[3]![i]}`)).size;
   const lock =
     days <= DAY_LOCKS_AT_MOST
-      ? `SELECT pg_advisory_xact_lock_shared(${ALL_DAYS_LOCK}), pg_advisory_xact_lock(k)` +
+      ? `SELECT pg_advisory_xact_lock_shared(${ALL_DAYS_LOCK}), pg_advisory_xact_lock_shared(${OLD_ALL_DAYS_LOCK}), pg_advisory_xact_lock(k)` +
         ` FROM (SELECT DISTINCT hashtextextended(i || '/' || l || '/' || s, 0) AS k FROM (${DAYS}) AS days) AS keys ORDER BY k`
-      : `SELECT pg_advisory_xact_lock(${ALL_DAYS_LOCK}) FROM (SELECT count(*) FROM (${PRODUCTS}) AS p) AS n`;
+      : `SELECT pg_advisory_xact_lock(${ALL_DAYS_LOCK}), pg_advisory_xact_lock_shared(${OLD_ALL_DAYS_LOCK}) FROM (SELECT count(*) FROM (${PRODUCTS}) AS p) AS n`;
   return [lock, ...POSTGRES_REFRESH_PRODUCTS_SQL];
 }
 
+const ALL_DAYS_LOCKED = `SELECT pg_advisory_xact_lock(${ALL_DAYS_LOCK}), pg_advisory_xact_lock_shared(${OLD_ALL_DAYS_LOCK})`;
+
 /** PostgreSQL's whole-table refresh (a load larger than the table), after ALL_DAYS_LOCK. */
-export const POSTGRES_REFRESH_ALL_SQL = [`SELECT pg_advisory_xact_lock(${ALL_DAYS_LOCK})`, ...REFRESH_ALL_SQL];
+export const POSTGRES_REFRESH_ALL_SQL = [ALL_DAYS_LOCKED, ...REFRESH_ALL_SQL];
+
+/** PostgreSQL's refresh of every day's row alone (the flags went in right), after ALL_DAYS_LOCK. */
+export const POSTGRES_REFRESH_ALL_DAYS_SQL = [ALL_DAYS_LOCKED, ...REFRESH_ALL_DAYS_SQL];
 
 /** The arrays postgresRefreshSql's statements take, from the records (or products) written. */
 export function productArrays(records: readonly ProductKey[]): string[][] {

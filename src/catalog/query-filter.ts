@@ -12,6 +12,12 @@ import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type Quer
 export type QueryFilter = { readonly [K in QueryFilterName]?: FilterValue<(typeof QUERY_PARAMETERS)[K]['kind']> } & {
   /** Who reads (visibility-sql.ts): set by the service from the caller, never from the query string. */
   readonly audience?: Audience;
+  /**
+   * Which releases `release` may name (visibility-sql.ts): `published` for a caller without a
+   * key, whatever the metadata setting, so a release not yet published (or retracted) answers
+   * as a number never given. Set by the service from the caller, never from the query string.
+   */
+  readonly releases?: 'published';
 };
 
 /** Who reads: `public` (no key) sees the files whose release date has passed; absent, every file (docs/api.md "Who sees what"). */

@@ -1,3 +1,4 @@
+import { dayRowsCountSql } from './coverage-sql.js';
 import { pageSql, whereOf } from './filter-sql.js';
 import { keysetPages, QUERY_PAGE_SIZE } from './keyset-pages.js';
 import type { QueryFilter } from './query-filter.js';
@@ -22,6 +23,8 @@ export const PATH_EXISTS_SQL = 'SELECT 1 FROM files WHERE file_path = ?';
 
 /** How many records match a filter: one row, one column. */
 export function countSql(filter: QueryFilter): { readonly text: string; readonly params: unknown[] } {
+  const fromDays = dayRowsCountSql(filter);
+  if (fromDays) return fromDays;
   const params: unknown[] = [];
   const where = whereOf(filter, params);
   return { text: `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params };

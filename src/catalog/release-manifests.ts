@@ -1,16 +1,13 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
-import { newChange, type NewChange } from './change-log.js';
-import type { FileRecord } from './file-record.js';
 import { numbered, whereOf } from './filter-sql.js';
 import type { QueryFilter } from './query-filter.js';
-import { RECORD_COLUMNS, recordOfRow } from './record-columns.js';
 import type { CatalogDatabase, ReleasesTable } from './schema.js';
 import type { ManifestEntry, ReleaseFacts, ReleaseKind } from '../wire/release.js';
 
 /*
  * Numbered releases in the catalog (docs/api.md "Releases"): a release's row and its manifest
- * (migration 0013), made and retracted inside a SqlCatalog transaction. A manifest is written
+ * (migration 0013), made inside a SqlCatalog transaction (retracted: release-retraction.ts). A manifest is written
  * by INSERT ... SELECT from the files table, never gathered in memory; a release's number is the
  * next one, given under a lock (PostgreSQL: a transaction-level advisory lock; SQLite writes one
  * transaction at a time), so two curators at once get two numbers.
@@ -54,9 +51,6 @@ export type RetractOutcome =
   | { readonly outcome: 'not_found' }
   | { readonly outcome: 'already_retracted'; readonly release: StoredRelease };
 
-/** The date the access policy alone gives a file (its ingestion, its embargo's end, or none): the service's (ingest.ts). */
-export type PolicyDate = (record: FileRecord) => string | undefined;
-
 export function storedRelease(row: ReleasesTable): StoredRelease {
   return {
     number: Number(row.number),
@@ -80,7 +74,7 @@ async function run(trx: Kysely<CatalogDatabase>, dialect: CatalogDialect, text: 
 }
 
 /** Takes the releases' lock (PostgreSQL; SQLite's write transactions are serialised already). */
-async function lockReleases(trx: Kysely<CatalogDatabase>, dialect: CatalogDialect): Promise<void> {
+export async function lockReleases(trx: Kysely<CatalogDatabase>, dialect: CatalogDialect): Promise<void> {
   if (dialect.engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${sql.raw(RELEASE_LOCK)})`.execute(trx);
 }
 
@@ -132,92 +126,16 @@ export async function insertRelease(trx: Kysely<CatalogDatabase>, dialect: Catal
   };
   await trx.insertInto('releases').values(row).execute();
   // Its files are public from its date, where they were not earlier (a file public already keeps its date).
+  // A record names its release once that release has published it: a scheduled one's number is set
+  // when its date comes (release-writes.ts, announceDue), so no record tells of it before.
+  const published = draft.release_date <= new Date().toISOString();
   await trx
     .updateTable('files')
-    .set({ release_date: draft.release_date, release: number, release_logged: null })
+    .set({ release_date: draft.release_date, release: published ? number : null, release_logged: null })
     .where('file_path', 'in', (eb) => eb.selectFrom('release_files').select('file_path').where('release', '=', number))
     .where((eb) => eb.or([eb('release_date', 'is', null), eb('release_date', '>', draft.release_date)]))
     .execute();
   return storedRelease(row);
-}
-
-const RECORD_COLUMN_NAMES = RECORD_COLUMNS.map((c) => c.field);
-
-/**
- * Retracts a release: its row marked (once: a second retraction changes nothing), and each file
- * it made public returns to the earliest date another release that is not retracted gives it,
- * or the policy's own, or none (the team's). A file the public could see and now cannot gets a
- * 'retracted' entry (answered for the caller's post-write step); a file whose new date is ahead
- * gets its 'released' entry again when that date comes (release_logged cleared).
- */
-export async function retractRelease(
-  trx: Kysely<CatalogDatabase>,
-  dialect: CatalogDialect,
-  number: number,
-  retraction: Retraction,
-  policyDate: PolicyDate,
-): Promise<{ readonly outcome: RetractOutcome; readonly changes: readonly NewChange[] }> {
-  await lockReleases(trx, dialect);
-  const updated = await trx
-    .updateTable('releases')
-    .set({ retracted_date: retraction.date, retracted_reason: retraction.reason, retracted_by: retraction.by })
-    .where('number', '=', number)
-    .where('retracted_date', 'is', null)
-    .executeTakeFirst();
-  const row = await trx.selectFrom('releases').selectAll().where('number', '=', number).executeTakeFirst();
-  if (row === undefined) return { outcome: { outcome: 'not_found' }, changes: [] };
-  if (Number(updated.numUpdatedRows) === 0) return { outcome: { outcome: 'already_retracted', release: storedRelease(row) }, changes: [] };
-  const changes: NewChange[] = [];
-  let after = '';
-  for (;;) {
-    // The files this release made public, a page at a time in file_path order.
-    const rows = await trx
-      .selectFrom('files')
-      .select(RECORD_COLUMN_NAMES)
-      .where('release', '=', number)
-      .where('file_path', 'in', (eb) => eb.selectFrom('release_files').select('file_path').where('release', '=', number))
-      .where('file_path', '>', after)
-      .orderBy('file_path')
-      .limit(PATH_BATCH)
-      .execute();
-    if (rows.length === 0) break;
-    for (const r of rows) {
-      const record = recordOfRow(RECORD_COLUMN_NAMES.map((name) => (r as Record<string, unknown>)[name]));
-      changes.push(...(await returnFile(trx, record, number, retraction.date, policyDate(record))));
-    }
-    after = rows.at(-1)!.file_path;
-  }
-  return { outcome: { outcome: 'retracted', release: storedRelease(row) }, changes };
-}
-
-/** One file of a retracted release: its new date and release, and its 'retracted' entry if the public loses it. */
-async function returnFile(trx: Kysely<CatalogDatabase>, record: FileRecord, number: number, now: string, policyDate: string | undefined): Promise<NewChange[]> {
-  const other = await trx
-    .selectFrom('release_files')
-    .innerJoin('releases', 'releases.number', 'release_files.release')
-    .select(['releases.number', 'releases.release_date'])
-    .where('release_files.file_path', '=', record.file_path)
-    .where('releases.number', '<>', number)
-    .where('releases.retracted_date', 'is', null)
-    .orderBy('releases.release_date')
-    .orderBy('releases.number')
-    .limit(1)
-    .executeTakeFirst();
-  const byRelease = other !== undefined && (policyDate === undefined || other.release_date < policyDate);
-  const next = byRelease ? other.release_date : policyDate;
-  // A withdrawn file the public loses is never released again (release-writes.ts, withdrawnReleaseColumns).
-  const gone = record.status === 'withdrawn' && !(next !== undefined && next <= now);
-  const date = gone ? undefined : next;
-  const wasPublic = record.release_date !== undefined && record.release_date <= now;
-  const isPublic = date !== undefined && date <= now;
-  await trx
-    .updateTable('files')
-    .set({ release_date: date ?? null, release: byRelease && !gone ? Number(other.number) : null, ...(isPublic ? {} : { release_logged: null }) })
-    .where('file_path', '=', record.file_path)
-    .execute();
-  if (!wasPublic || isPublic) return [];
-  const after = await trx.selectFrom('files').select(RECORD_COLUMN_NAMES).where('file_path', '=', record.file_path).executeTakeFirstOrThrow();
-  return [newChange('retracted', recordOfRow(RECORD_COLUMN_NAMES.map((name) => (after as Record<string, unknown>)[name])), 'public')];
 }
 
 /** A page of a release's manifest in file_path order, after `after`. */

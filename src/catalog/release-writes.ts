@@ -12,6 +12,34 @@ import type { CatalogDatabase } from './schema.js';
 
 const RECORD_COLUMN_NAMES = RECORD_COLUMNS.map((c) => c.field);
 
+/** Paths per statement where a list of paths is written into SQL. */
+export const PATH_PAGE = 500;
+
+/** A path a release may not hold, and why. */
+export interface Unreleasable {
+  readonly path: string;
+  readonly why: 'unknown' | 'withdrawn';
+}
+
+/**
+ * Of `paths` (a release's files, by the curator), those that are unknown or withdrawn, in the
+ * order named: one `IN (...)` read per page of PATH_PAGE paths, so a release of many thousand
+ * files is checked in a few statements (docs/performance.md).
+ */
+export async function unreleasable(db: Kysely<CatalogDatabase>, paths: readonly string[]): Promise<Unreleasable[]> {
+  const refused: Unreleasable[] = [];
+  for (let i = 0; i < paths.length; i += PATH_PAGE) {
+    const page = paths.slice(i, i + PATH_PAGE);
+    const rows = await db.selectFrom('files').select(['file_path', 'status']).where('file_path', 'in', [...new Set(page)]).execute();
+    const status = new Map(rows.map((r) => [r.file_path, r.status]));
+    for (const path of page) {
+      if (!status.has(path)) refused.push({ path, why: 'unknown' });
+      else if (status.get(path) === 'withdrawn') refused.push({ path, why: 'withdrawn' });
+    }
+  }
+  return refused;
+}
+
 /** 'released' entries written per transaction by the background step. */
 export const ANNOUNCE_BATCH = 500;
 
@@ -21,17 +49,24 @@ export const ANNOUNCE_BATCH = 500;
  */
 export async function setReleaseDate(trx: Kysely<CatalogDatabase>, paths: readonly string[], releaseDate: string, release?: number): Promise<number> {
   let changed = 0;
-  for (let i = 0; i < paths.length; i += 500) {
+  for (let i = 0; i < paths.length; i += PATH_PAGE) {
     const result = await trx
       .updateTable('files')
       .set({ release_date: releaseDate, release: release ?? null, release_logged: null })
-      .where('file_path', 'in', paths.slice(i, i + 500))
+      .where('file_path', 'in', paths.slice(i, i + PATH_PAGE))
       .where((eb) => eb.or([eb('release_date', 'is', null), eb('release_date', '>', releaseDate)]))
       .executeTakeFirst();
     changed += Number(result.numUpdatedRows);
   }
   return changed;
 }
+
+/**
+ * The release that published a file whose date has come: the one (not retracted) whose date is
+ * the file's, if any (an embargo's end has none). Set then, not when a scheduled release is made,
+ * so no record names a release before it is published (release-manifests.ts, insertRelease).
+ */
+const publishedBy = sql<number | null>`COALESCE(release, (SELECT min(releases.number) FROM release_files JOIN releases ON releases.number = release_files.release WHERE release_files.file_path = files.file_path AND releases.release_date = files.release_date AND releases.retracted_date IS NULL))`;
 
 /**
  * Logs the 'released' change of team files whose release date has passed (`now`), at most
@@ -52,7 +87,7 @@ export async function announceDue(trx: Kysely<CatalogDatabase>, now: string): Pr
     .limit(ANNOUNCE_BATCH);
   const rows = await trx
     .updateTable('files')
-    .set({ release_logged: 1 })
+    .set({ release_logged: 1, release: publishedBy })
     .where('file_path', 'in', due)
     .where('release_logged', 'is', null)
     .returning(RECORD_COLUMN_NAMES)

@@ -11,16 +11,21 @@ import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
 import { CHANGE_ID_AT_SQL, PUBLIC_CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
-import type { Refresh } from './post-write.js';
+import { changeJsonPage, type ChangeJsonPage } from './change-pages.js';
+import type { Refresh, RetractedRows } from './post-write.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
 import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { Audience } from './visibility-sql.js';
-import { announceBeforeWithdrawal, announceDue, setReleaseDate, withdrawnReleaseColumns } from './release-writes.js';
-import { insertRelease, manifestPage, retractRelease, storedRelease, type PolicyDate, type ReleaseDraft, type Retraction, type RetractOutcome, type StoredRelease } from './release-manifests.js';
+import { announceBeforeWithdrawal, announceDue, setReleaseDate, unreleasable, withdrawnReleaseColumns, type Unreleasable } from './release-writes.js';
+import { insertRelease, manifestPage, storedRelease, type ReleaseDraft, type Retraction, type RetractOutcome, type StoredRelease } from './release-manifests.js';
+import { LOST_TABLE, retractRelease } from './release-retraction.js';
+import { repeatedRelease, type CreatedRelease } from './release-repeats.js';
+import type { AccessPolicy } from '../mission/index.js';
 import type { ManifestEntry } from '../wire/release.js';
 import type { QueryOptions } from './query-options.js';
 import { RECORD_COLUMN_COUNT, RECORD_COLUMNS, recordOfRow, rowOf } from './record-columns.js';
+import { isPointRead } from './filter-sql.js';
 import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
 import type { RecordPages } from './record-pages.js';
 import type { CatalogDatabase } from './schema.js';
@@ -41,6 +46,13 @@ class Refused extends Error {
 
 /** A release whose manifest came out empty: thrown to roll it back, answered as undefined. */
 class EmptyRelease extends Error {}
+
+/** Rolls back a release that repeats `earlier` (release-repeats.ts). */
+class RepeatedRelease extends Error {
+  constructor(readonly earlier: StoredRelease) {
+    super('a repeated release');
+  }
+}
 
 /** Records per transaction of the shared bulkLoad. */
 const BULK_CHUNK = 10_000;
@@ -64,9 +76,11 @@ export abstract class SqlCatalog implements Catalog {
   /**
    * Runs a read statement (`?` placeholders) as the engine runs reads; its rows as arrays in
    * column order. `turn`: how many statements its request ran before (SQLite's reading
-   * threads order by it). Failures are reported by the callers (driver).
+   * threads order by it). `point`: it reads one record at most, by the primary key
+   * (isPointRead); SQLite runs it on the event loop's own connection, as get.
+   * Failures are reported by the callers (driver).
    */
-  protected abstract rowsOf(text: string, params: unknown[], turn: number): Promise<unknown[][]>;
+  protected abstract rowsOf(text: string, params: unknown[], turn: number, point?: boolean): Promise<unknown[][]>;
 
   insert(record: FileRecord): Promise<'inserted' | 'exists'> {
     return this.driver('insert', () => this.insertOnce(record));
@@ -92,7 +106,7 @@ export abstract class SqlCatalog implements Catalog {
    * The engine's post-write step (post-write.ts: refresh, then the change log, last), in the
    * writing transaction.
    */
-  private async postWrite(trx: Kysely<CatalogDatabase>, refresh: Refresh, changes: readonly NewChange[]): Promise<void> {
+  private async postWrite(trx: Kysely<CatalogDatabase>, refresh: Refresh, changes: readonly NewChange[] | RetractedRows): Promise<void> {
     for (const { text, params } of this.dialect.postWrite(refresh, changes)) await trx.executeQuery(CompiledQuery.raw(text, [...params]));
   }
 
@@ -211,21 +225,28 @@ export abstract class SqlCatalog implements Catalog {
     return released.length;
   }
 
-  createRelease(draft: ReleaseDraft): Promise<StoredRelease | undefined> {
+  createRelease(draft: ReleaseDraft): Promise<CreatedRelease | undefined> {
     return this.driver('release', async () => {
       try {
         return await transactionReportingCause(this.db, async (trx) => {
           const release = await insertRelease(trx, this.dialect, draft);
           if (release === undefined) throw new EmptyRelease();
+          const earlier = await repeatedRelease(trx, draft, release);
+          if (earlier !== undefined) throw new RepeatedRelease(earlier);
           // A date already past: its 'released' entries with this commit (release-writes.ts).
           await this.announceIn(trx, new Date().toISOString());
           return release;
         });
       } catch (err) {
         if (err instanceof EmptyRelease) return undefined;
+        if (err instanceof RepeatedRelease) return { ...err.earlier, repeat: true };
         throw err;
       }
     });
+  }
+
+  unreleasable(paths: readonly string[]): Promise<Unreleasable[]> {
+    return this.driver('release', () => unreleasable(this.db, paths));
   }
 
   releases(): Promise<StoredRelease[]> {
@@ -243,12 +264,12 @@ export abstract class SqlCatalog implements Catalog {
     return this.driver('release', () => manifestPage(this.db, number, after, limit));
   }
 
-  retractRelease(number: number, retraction: Retraction, policyDate: PolicyDate): Promise<RetractOutcome> {
+  retractRelease(number: number, retraction: Retraction, policy: AccessPolicy): Promise<RetractOutcome> {
     return this.driver('release', () =>
       transactionReportingCause(this.db, async (trx) => {
-        const { outcome, changes } = await retractRelease(trx, this.dialect, number, retraction, policyDate);
-        // The change log's entries last (post-write.ts), as every write's.
-        if (changes.length > 0) await this.postWrite(trx, [], changes);
+        const { outcome, lost } = await retractRelease(trx, this.dialect, number, retraction, policy);
+        // The change log's entries last (post-write.ts), as every write's: one INSERT ... SELECT of the paths the public lost.
+        if (lost > 0) await this.postWrite(trx, [], { retractedFrom: LOST_TABLE });
         return outcome;
       }),
     );
@@ -268,18 +289,21 @@ export abstract class SqlCatalog implements Catalog {
   }
 
   /** A read statement whose failure is reported as the catalog's (driver). */
-  private reads(operation: string): (text: string, params: unknown[], turn: number) => Promise<unknown[][]> {
-    return (text, params, turn) => this.driver(operation, () => this.rowsOf(text, params, turn));
+  private reads(operation: string, point = false): (text: string, params: unknown[], turn: number) => Promise<unknown[][]> {
+    return (text, params, turn) => this.driver(operation, () => this.rowsOf(text, params, turn, point));
   }
 
-  /** Keyset pages (record-reads.ts); as JSON texts too where the engine writes them (the dialect's jsonRecord). */
+  /**
+   * Keyset pages (record-reads.ts); as JSON texts too where the engine writes them (the dialect's jsonRecord).
+   * A filter that names a path reads one record at most: a point read (isPointRead, rowsOf).
+   */
   query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
-    return queryRecords(this.reads('read'), filter, options, this.dialect.jsonRecord);
+    return queryRecords(this.reads('read', isPointRead(filter)), filter, options, this.dialect.jsonRecord);
   }
 
   async count(filter: QueryFilter): Promise<number> {
     const { text, params } = countSql(filter);
-    const [row] = await this.reads('count')(text, params, 0);
+    const [row] = await this.reads('count', isPointRead(filter))(text, params, 0);
     return Number(row![0]);
   }
 
@@ -295,6 +319,11 @@ export abstract class SqlCatalog implements Catalog {
     if (range === undefined) return (await this.reads('changes')(CHANGES_AFTER_SQL, [after, limit], 0)).map(changeOfRow);
     const { text, params } = changesSql(after, limit, range, this.dialect.byteOrderCollation);
     return (await this.reads('changes')(text, params, 0)).map(changeOfRow);
+  }
+
+  /** A page of GET /changes, its JSON written by the engine (change-pages.ts); each statement's failure the catalog's (reads). */
+  changesJson(after: number, limit: number, audience?: Audience): Promise<ChangeJsonPage> {
+    return changeJsonPage(this.reads('changes'), this.dialect.changeJson, after, limit, audience);
   }
 
   async lastChangeId(): Promise<number> {

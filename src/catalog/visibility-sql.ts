@@ -32,15 +32,32 @@ export function visibilityWhere(filter: QueryFilter, params: unknown[]): string[
 /**
  * `version=latest`: each product's highest archived version; for the public, the highest of the
  * versions it may see (a team-only newer version neither shows nor hides the public one). The
- * product's versions are found by files_product_version.
+ * product's versions are found by files_product_version. A row flagged latest has no newer
+ * archived version at all, so only the others are looked up (docs/performance.md "Who sees
+ * what at scale": the look-up on every row cost PostgreSQL 1.4-2.2x today's read).
  */
 export function latestWhere(filter: QueryFilter, params: unknown[]): string {
   // Kept at ingest, in the same transaction as the write (product-refresh.ts).
   if (filter.audience !== 'public') return 'files.is_latest = 1';
   params.push(new Date().toISOString());
   return (
-    `${archivedSql('files')} AND NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument` +
+    `${archivedSql('files')} AND (files.is_latest = 1 OR NOT EXISTS (SELECT 1 FROM files AS newer WHERE newer.instrument = files.instrument` +
     ' AND newer.data_level = files.data_level AND newer.descriptor = files.descriptor AND newer.start_date = files.start_date' +
-    ` AND newer.version > files.version AND ${archivedSql('newer')} AND newer.release_date <= ?)`
+    ` AND newer.version > files.version AND ${archivedSql('newer')} AND newer.release_date <= ?))`
+  );
+}
+
+/**
+ * `release=N`: the files of release N's manifest. For a caller limited to published releases
+ * (the filter's `releases`), only while N is published (its date passed, not retracted):
+ * otherwise nothing, as for a number never given (docs/api.md "Releases").
+ */
+export function releaseWhere(filter: QueryFilter, release: string, params: unknown[]): string {
+  params.push(Number(release));
+  if (filter.releases !== 'published') return 'files.file_path IN (SELECT release_files.file_path FROM release_files WHERE release_files.release = ?)';
+  params.push(new Date().toISOString());
+  return (
+    'files.file_path IN (SELECT release_files.file_path FROM release_files JOIN releases ON releases.number = release_files.release' +
+    ' WHERE release_files.release = ? AND releases.release_date <= ? AND releases.retracted_date IS NULL)'
   );
 }

@@ -23,7 +23,7 @@ export async function openBackendContext(name: string, flags: ServerSettings & {
   await checkOperatorTarget(name, config, { create: flags.create, withStore: true });
   const log = pino({ level: 'warn' }, pino.destination(2));
   const signer = new UrlSigner(loadSigningSecret(config.signingSecret, config.home), previousSigningSecret(config.signingSecretPrevious));
-  const store = openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? `http://${config.host}:${config.port}`, log });
+  const store = await openStore(config.store, { signer, publicUrl: () => config.publicUrl ?? `http://${config.host}:${config.port}`, log });
   // A missing bucket is said by name, with how to create it, before the job begins.
   await store.ping();
   return serviceContextFromConfig(config, store, log);

@@ -5,8 +5,9 @@ import { answerError } from './http-transport.js';
 
 /*
  * Numbered releases (docs/api.md "Releases"), one attempt each: POST /releases, GET /releases,
- * GET /releases/{n} (any format), POST /releases/{n}/retract. Making and retracting are never
- * retried: a second try of one that went through would make another release, or answer 409.
+ * GET /releases/{n} (any format), POST /releases/{n}/retract. Making and retracting are not
+ * retried here; a curator who runs one again after a lost answer gets the release made (200)
+ * or the retraction done (200), not a second one (docs/api.md "Releases").
  */
 
 /** What POST /releases takes: files by path or name, or a query's filters; the rest optional. */
@@ -40,7 +41,8 @@ export async function requestCreateRelease(ctx: ClientContext, request: ReleaseR
     ...(request.kind !== undefined ? { kind: request.kind } : {}),
   };
   const res = await ctx.transport.apiCall('POST', '/releases', body);
-  if (res.statusCode !== 201) throw await answerError('release', res);
+  // 200: asked for again, answered with the release made (docs/api.md "Releases").
+  if (res.statusCode !== 201 && res.statusCode !== 200) throw await answerError('release', res);
   const created = parse(await res.body.text(), 'POST /releases', res.statusCode) as ReleaseCreated;
   if (typeof created?.release !== 'number') throw new BadResponseError('expected the new release\'s number from POST /releases', res.statusCode);
   return created;

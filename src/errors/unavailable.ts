@@ -36,9 +36,20 @@ function isNetworkFailure(link: Link): boolean {
   return Array.isArray(inner) && inner.some((e) => e instanceof Error && isNetworkFailure(e as Link));
 }
 
-/** An S3 SDK error (it carries $metadata) that says the store is down or overloaded. */
+/**
+ * The store's credentials are missing, expired or no longer accepted: no provider could give any
+ * (the SDK's CredentialsProviderError: no environment keys, the instance metadata service not
+ * answering), or S3 refused the key itself. The store is out of reach until the operator (or the
+ * credential source) fixes it: 503, as for a store that is down, never a 500 (docs/deploy.md
+ * "Storage credentials"). A refusal of one object (AccessDenied) is not this: it stays a 500.
+ */
+const CREDENTIALS_REFUSED = new Set(['CredentialsProviderError', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'ExpiredToken', 'InvalidToken', 'TokenRefreshRequired']);
+
+/** An S3 SDK error (it carries $metadata) that says the store is down or overloaded, or out of reach for want of credentials. */
 function isStoreOutage(link: Link): boolean {
+  if (link.name === 'CredentialsProviderError') return true;
   if (link.$metadata === undefined) return false;
+  if (CREDENTIALS_REFUSED.has(link.name)) return true;
   const status = link.$metadata.httpStatusCode;
   return status === undefined || status >= 500 || link.name === 'TimeoutError' || isNetworkFailure(link);
 }

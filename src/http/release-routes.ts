@@ -50,6 +50,12 @@ const curatorRefusals = {
 
 const summarySchema = { type: 'object', properties: summaryProperties } as const;
 
+/** What POST /releases answers, made or repeated. */
+const createdBody = {
+  type: 'object',
+  properties: { release: { type: 'integer' }, files: { type: 'integer' }, bytes: { type: 'integer' }, release_date: { type: 'string' }, href: { type: 'string' } },
+} as const;
+
 const createSchema = {
   operationId: 'createRelease',
   tags: ['current form'],
@@ -71,11 +77,8 @@ const createSchema = {
     required: ['title'],
   },
   response: {
-    201: {
-      description: 'Made: its number, file count, bytes, date and address (also in Location).',
-      type: 'object',
-      properties: { release: { type: 'integer' }, files: { type: 'integer' }, bytes: { type: 'integer' }, release_date: { type: 'string' }, href: { type: 'string' } },
-    },
+    201: { description: 'Made: its number, file count, bytes, date and address (also in Location).', ...createdBody },
+    200: { description: 'Asked for again: the same curator\'s identical release made minutes before (docs/api.md, Releases), answered as when it was made; nothing new made.', ...createdBody },
     400: text('A bad body, files that are unknown or withdrawn (all named), or an empty set.', EMPTY_RELEASE.message()),
     ...curatorRefusals,
   },

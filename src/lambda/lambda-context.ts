@@ -2,7 +2,8 @@ import { pino, type Logger } from 'pino';
 import { loadServerConfig, type ServerConfig } from '../config.js';
 import type { ServiceContext } from '../service/index.js';
 import { serviceContextFromConfig } from '../service-context-from-config.js';
-import { parseS3Url, S3ObjectStore } from '../store/index.js';
+import { parseS3Url } from '../store/index.js';
+import { S3ObjectStore } from '../store/s3/s3-object-store.js';
 import { withDatabaseSecret } from './database-secret.js';
 
 /** What a Lambda container builds once: the configuration and the service context on it. */

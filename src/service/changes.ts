@@ -9,9 +9,6 @@ import type { ServiceContext } from './service-context.js';
 
 export const CHANGES_DEFAULT_LIMIT = 1000;
 export const CHANGES_MAX_LIMIT = 10_000;
-/** Entries read from the catalog at once while an answer streams. */
-const CHANGES_PIECE = 1000;
-
 export const CHANGES_PARAMETERS = ['after', 'limit'] as const;
 
 export type ChangesRequest = { readonly ok: true; readonly after: number; readonly limit: number } | { readonly ok: false; readonly message: string };
@@ -42,18 +39,16 @@ export function parseChangesRequest(pairs: Iterable<readonly [string, string]>):
   return { ok: true, after, limit };
 }
 
-/** An entry as the answers send it: the record is the stored JSON text, passed through. */
+/** An entry as the answers send it: the record is the stored JSON text, passed through. The catalog writes the same text for GET /changes (src/catalog/change-pages.ts; test/contract/change-pages.test.ts holds them equal). */
 export function changeJson(entry: ChangeEntry): string {
   return `{"id":${entry.id},"time":${JSON.stringify(entry.time)},"change":${JSON.stringify(entry.change)},"file_path":${JSON.stringify(entry.file_path)},"record":${entry.record}}`;
 }
 
-/** Chunk size of a streamed answer. */
-const CHUNK = 64 * 1024;
-
 /**
  * A page of the log: `nextAfter` (X-Next-After) when the page is full, i.e. more may follow
- * (its last id); the JSON array as chunks, read from the catalog CHANGES_PIECE entries at a
- * time. The first piece is read before answering, so a catalog that fails is an error answer.
+ * (its last id); the JSON array as chunks, each a piece of entries whose JSON the catalog wrote
+ * (changeJson's text, src/catalog/change-pages.ts), sent as it comes. The first piece is read
+ * before answering, so a catalog that fails is an error answer.
  */
 export async function changesPage(
   ctx: ServiceContext,
@@ -62,31 +57,14 @@ export async function changesPage(
   caller: Caller = ANONYMOUS,
 ): Promise<{ readonly nextAfter?: number; readonly body: AsyncIterable<string> }> {
   // A caller without a key reads the public entries only (visibility.ts): their ids still only rise.
-  const audience = changeAudience(ctx, caller);
-  const range = audience === undefined ? undefined : { audience };
-  const first = await ctx.catalog.changes(after, Math.min(limit, CHANGES_PIECE), range);
-  // The last id of a full page: what the first piece shows, or the primary key beyond it.
-  const nextAfter =
-    first.length < Math.min(limit, CHANGES_PIECE) ? undefined : limit <= CHANGES_PIECE ? first.at(-1)!.id : await ctx.catalog.changeIdAt(after, limit, audience);
+  const page = await ctx.catalog.changesJson(after, limit, changeAudience(ctx, caller));
   async function* body(): AsyncIterable<string> {
-    let buffer = '[';
-    let sent = 0;
-    let piece = first;
-    for (;;) {
-      for (const entry of piece) {
-        // Entries committed after the page's bound was read belong to the next page.
-        if (nextAfter !== undefined && entry.id > nextAfter) break;
-        buffer += (sent++ === 0 ? '' : ',') + changeJson(entry);
-        if (buffer.length >= CHUNK) {
-          yield buffer;
-          buffer = '';
-        }
-      }
-      const last = piece.at(-1)?.id;
-      if (piece.length < CHANGES_PIECE || sent >= limit || last === undefined || (nextAfter !== undefined && last >= nextAfter)) break;
-      piece = await ctx.catalog.changes(last, Math.min(CHANGES_PIECE, limit - sent), range);
+    let open = '[';
+    for await (const piece of page.pieces) {
+      yield open + piece;
+      open = ',';
     }
-    yield `${buffer}]`;
+    yield open === '[' ? '[]' : ']';
   }
-  return { nextAfter, body: body() };
+  return { ...(page.nextAfter === undefined ? {} : { nextAfter: page.nextAfter }), body: body() };
 }

@@ -1,4 +1,4 @@
-import { ANONYMOUS, recordAudience, type Caller } from './visibility.js';
+import { ANONYMOUS, recordAudience, releaseScope, type Caller } from './visibility.js';
 import { parseQueryFilter } from '../catalog/index.js';
 import { QUERY_FILTERS } from '../wire/query.js';
 import { coverageSpans } from './coverage-spans.js';
@@ -23,5 +23,5 @@ export function coverage(ctx: ServiceContext, pairs: Iterable<readonly [string, 
   }
   const parsed = parseQueryFilter(list, ctx.mission);
   if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
-  return { statusCode: 200, headers: QUERY_HEADERS, body: coverageSpans(ctx.catalog.coverage({ ...parsed.filter, audience: recordAudience(ctx, caller) })) };
+  return { statusCode: 200, headers: QUERY_HEADERS, body: coverageSpans(ctx.catalog.coverage({ ...parsed.filter, audience: recordAudience(ctx, caller), releases: releaseScope(ctx, caller) })) };
 }

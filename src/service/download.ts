@@ -6,7 +6,7 @@ import { ingest, policyReleaseDate } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
 import { evidenceRefusal, servableTo, servableUnrecorded, type WithdrawnAccess } from './servable.js';
-import { ingestStagedFor } from './staged-uploads.js';
+import { promoteWaitingFor } from './promotion.js';
 import type { ServiceContext } from './service-context.js';
 import { ANONYMOUS, type Caller } from './visibility.js';
 
@@ -65,7 +65,7 @@ function unrecorded(ctx: ServiceContext, path: string, name: ScienceFileName, re
   return andThen(ctx.store.head(path), (stored) =>
     stored
       ? indexThenRedirect()
-      : andThen(ingestStagedFor(ctx, path), (state) => (state === 'stored' ? indexThenRedirect() : failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission))))),
+      : andThen(promoteWaitingFor(ctx, path), (state) => (state === 'stored' ? indexThenRedirect() : failure(FILE_NOT_FOUND.create(requestPath, exampleStoredPath(ctx.mission))))),
   );
 }
 

@@ -15,7 +15,7 @@ export * from './coverage.js';
 export * from './s3-notification.js';
 export * from './eventbridge-object-created.js';
 export * from './object-created.js';
-export * from './staged-uploads.js';
+export * from './promotion.js';
 export * from './multipart-upload.js';
 export * from './ingest-sweep.js';
 export * from './metalink.js';

@@ -4,7 +4,7 @@ import type { StagedUpload } from '../store/index.js';
 import { startBackgroundStep, type BackgroundStep } from './background-step.js';
 import { reconcile } from './reconcile.js';
 import type { ServiceContext } from './service-context.js';
-import { ingestStaged, waitingUploads } from './staged-uploads.js';
+import { promoteUpload, waitingUploads } from './promotion.js';
 
 /**
  * An upload waiting this long under a staging key has missed its notification (lost, sent to an
@@ -48,7 +48,7 @@ export async function sweepStaged(ctx: ServiceContext, now = Date.now): Promise<
     // over at once: its holder promotes it, or the next sweep does once the lease expires.
     let result;
     try {
-      result = await ingestStaged(ctx, upload, 0);
+      result = await promoteUpload(ctx, upload, 0);
     } catch (err) {
       // A dependency down fails every upload alike: the pass stops and the next tick tries again.
       if (unavailableError(err)) throw err;

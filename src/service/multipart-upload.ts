@@ -7,7 +7,7 @@ import { isOutOfSpace } from './out-of-space.js';
 import type { ServiceContext } from './service-context.js';
 import { LONG_LEASE_WAIT_MS, underNameLease } from './name-lease.js';
 import { recordedName } from './recorded-name.js';
-import { ingestStagedFor } from './staged-uploads.js';
+import { promoteWaitingFor } from './promotion.js';
 import { freeName } from './upload.js';
 import { declaredSha256 } from '../wire/content-digest.js';
 
@@ -103,17 +103,22 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
   if (typeof path !== 'string') return path;
   const list = completedParts(body);
   if (list === undefined) return failure(INVALID_MULTIPART_REQUEST.create('Send {"parts": [{"partNumber": 1, "etag": "..."}, ...]}: each part with the ETag its PUT answered.'));
+  // A completion sent again after its answer was lost, its upload no longer open: what it did.
+  const earlier = () => completedEarlier(ctx, parts, path, uploadId, caller);
   try {
     await parts.checkOwner(path, uploadId, caller);
   } catch (err) {
-    const done = err instanceof NoSuchUploadError ? await completedEarlier(ctx, parts, path, uploadId, caller) : undefined;
+    const done = err instanceof NoSuchUploadError ? await earlier() : undefined;
     if (done === undefined) throw err;
     return done;
   }
   // While another holds the name: once the name is taken, this upload has lost (no lease needed to say so).
   const takenMeanwhile = async () => ((await ctx.catalog.has(path)) || (await ctx.store.head(path)) ? 'taken' : undefined);
-  const run = await underNameLease(ctx, path, LONG_LEASE_WAIT_MS, (guard) => completeHeld(ctx, parts, path, uploadId, list, guard), takenMeanwhile);
+  const run = await underNameLease(ctx, path, LONG_LEASE_WAIT_MS, (guard) => completeHeld(ctx, parts, path, uploadId, list, guard, earlier), takenMeanwhile);
   if (!run.held && run.settled) {
+    // Taken by this very upload, whose completion was cut (a killed instance that held the lease)?
+    const done = await earlier();
+    if (done) return done;
     await parts.abort(path, uploadId);
     ctx.log.warn({ file_path: path }, 'upload in parts refused: the name already holds a file, which stays');
     return failure(ALREADY_EXISTS.create(path));
@@ -126,27 +131,47 @@ export async function completeMultipart(ctx: ServiceContext, requestPath: string
 }
 
 /**
- * A completion sent again after its answer was lost (docs/api.md "Large files: uploads in parts"):
- * when this very upload, opened by this caller, stored the file that the name's record
- * describes, the same 200 as the first time. Stores that cannot tell (no completedAs) answer 404.
+ * A completion sent again after its answer was lost or its instance killed (docs/api.md "Large
+ * files: uploads in parts"): when this very upload, opened by this caller, stored the file under
+ * the name (the store says so: `completedAs`), the same 200 as the first time, from the name's
+ * record. A completion cut before its record leaves the bytes unrecorded: recorded now, as the
+ * sweep would. Undefined otherwise (and on stores that cannot tell): the caller refuses as before.
  */
 async function completedEarlier(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, caller: string | undefined): Promise<Envelope | undefined> {
   const stored = await parts.completedAs?.(path, uploadId, caller);
   if (stored === undefined) return undefined;
+  if (!(await ctx.catalog.has(path))) await ingest(ctx, path);
   // The record is of the bytes under the name: a note written by a completion that lost the name is not.
   const record = await ctx.catalog.get(path);
-  if (record === undefined || record.size !== stored.size || record.sha256 !== stored.sha256) return undefined;
+  if (record === undefined || record.size !== stored.size || (stored.sha256 !== undefined && record.sha256 !== stored.sha256)) return undefined;
   return { statusCode: 200, body: { path, size: record.size, sha256: record.sha256 } };
 }
 
-async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: string, uploadId: string, list: CompletedPart[], guard: WriteGuard): Promise<Envelope> {
+async function completeHeld(
+  ctx: ServiceContext,
+  parts: MultipartUploads,
+  path: string,
+  uploadId: string,
+  list: CompletedPart[],
+  guard: WriteGuard,
+  earlier: () => Promise<Envelope | undefined>,
+): Promise<Envelope> {
   // A record, or (S3) a single PUT of the name waiting under its staging key, came first.
   const taken = await recordedName(ctx, path);
-  if (taken || (await ingestStagedFor(ctx, path, guard)) === 'stored') {
+  if (taken || (await promoteWaitingFor(ctx, path, guard)) === 'stored') {
+    const done = await earlier();
+    if (done) return done;
     await parts.abort(path, uploadId);
     return failure(taken ?? ALREADY_EXISTS.create(path));
   }
-  const result = await parts.complete(path, uploadId, list, guard);
+  let result;
+  try {
+    result = await parts.complete(path, uploadId, list, guard);
+  } catch (err) {
+    const done = err instanceof NoSuchUploadError ? await earlier() : undefined;
+    if (done === undefined) throw err;
+    return done;
+  }
   if (result.outcome === 'interrupted') {
     ctx.log.warn({ file_path: path }, 'upload in parts not completed: the lease on its name was lost while writing; completing again continues');
     return failure(UPLOAD_UNDER_WAY.create(path));
@@ -156,6 +181,12 @@ async function completeHeld(ctx: ServiceContext, parts: MultipartUploads, path: 
     return failure(DIGEST_MISMATCH.create(path, result.declared, result.received));
   }
   if (result.outcome === 'exists') {
+    // This upload's own bytes, promoted by a completion cut before its record: recorded now, answered 200.
+    const done = await earlier();
+    if (done) {
+      if (result.assembled) await ctx.store.staging?.discard(result.assembled);
+      return done;
+    }
     // The name was taken meanwhile: make sure it is indexed, then refuse.
     await ingest(ctx, path).catch((err: unknown) => {
       if (!isOutOfSpace(err)) throw err;

@@ -53,23 +53,30 @@ export async function underNameLease<T, S = never>(
   const leases = ctx.catalog.leases();
   const holder = randomBytes(12).toString('hex');
   const deadline = Date.now() + waitMs;
-  for (let attempt = 0; !(await leases.acquire(key, holder, LEASE_TTL_MS)); attempt++) {
+  // A lease is lost only by expiring (nobody takes over a running one), so for a third of its
+  // time after an acquire or renewal was sent, it is still held without asking the catalog.
+  let sent = Date.now();
+  for (let attempt = 0; !(await leases.acquire(key, holder, LEASE_TTL_MS)); attempt++, sent = Date.now()) {
     const settled = settle && (await settle());
     if (settled !== undefined) return { held: false, settled };
     if (Date.now() >= deadline) return { held: false };
     await sleep(Math.min(backoffDelay(LEASE_BACKOFF, attempt), Math.max(deadline - Date.now(), 10)));
   }
   let lost = false;
+  let freshUntil = sent + RENEW_EVERY_MS;
   const renew = async (): Promise<boolean> => {
+    const at = Date.now();
     if (!lost && !(await leases.renew(key, holder, LEASE_TTL_MS))) lost = true;
+    if (!lost) freshUntil = at + RENEW_EVERY_MS;
     return !lost;
   };
+  const stillHeld = (): Promise<boolean> => (!lost && Date.now() < freshUntil ? Promise.resolve(true) : renew());
   const timer = setInterval(() => {
     renew().catch((err: unknown) => ctx.log.warn({ err, file_path: key }, 'could not renew the lease on a name being written'));
   }, RENEW_EVERY_MS);
   timer.unref();
   try {
-    return { held: true, value: await work({ stillHeld: renew }) };
+    return { held: true, value: await work({ stillHeld, renewedNow: renew }) };
   } finally {
     clearInterval(timer);
     await leases.release(key, holder).catch((err: unknown) => ctx.log.warn({ err, file_path: key }, 'could not release the lease on a name; it expires by itself'));

@@ -3,12 +3,12 @@ import { resolveRequestPath } from '../mission/index.js';
 import { ingest } from './ingest.js';
 import { isS3Notification, s3NotificationObjects, type CreatedObject } from './s3-notification.js';
 import type { ServiceContext } from './service-context.js';
-import { ingestStaged } from './staged-uploads.js';
+import { promoteUpload } from './promotion.js';
 
 /** What became of each object an event announced. */
 export interface ObjectCreatedReport {
   readonly indexed: string[];
-  /** Already had a record (S3 delivers an event at least once). */
+  /** Already had a record (S3 delivers an event at least once), or a promotion that wrote it is recording it. */
   readonly exists: string[];
   /** Keys that break the naming rules or can never be a stored path (`..`, empty segments...): logged at warn, not indexed. */
   readonly skipped: string[];
@@ -40,16 +40,30 @@ export function parseObjectCreatedEvent(event: unknown): ParsedEvent {
 }
 
 /**
+ * An event of a real key that needs no store request: the key has a record already (a
+ * notification sent again, or sent after the promotion recorded it), or it announces a
+ * promotion's own write of the key (its metadata says so: RGW's events carry it) while a
+ * promotion holds the name's lease. That promotion records the bytes before it discards the
+ * waiting upload, and a crash in between leaves the upload for the sweep, which records them
+ * (promotion.ts, step 5); a HEAD and a GET here would only hash the same bytes again
+ * (docs/performance.md, "Fewer requests per upload").
+ */
+async function recordedOrBeingRecorded(ctx: ServiceContext, key: string, metadata: Readonly<Record<string, string>> | undefined): Promise<boolean> {
+  if (metadata && ctx.store.staging?.writtenByPromotion(metadata) && (await ctx.catalog.leases().held(key))) return true;
+  return ctx.catalog.has(key);
+}
+
+/**
  * Indexes the objects an event announced, through the one idempotent ingest. An
  * object is looked up in the store first, so only bytes this service holds are indexed.
  */
 export async function ingestCreatedObjects(ctx: ServiceContext, created: readonly CreatedObject[], ignored = 0): Promise<ObjectCreatedReport> {
   const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], refused: [], deferred: [], ignored };
-  for (const { key } of created) {
+  for (const { key, metadata } of created) {
     // An upload under a staging key: promoted to its name unless that holds a file already.
     const staged = ctx.store.staging?.stagedUpload(key);
     if (staged) {
-      report[await ingestStaged(ctx, staged)].push(staged.key);
+      report[await promoteUpload(ctx, staged)].push(staged.key);
       continue;
     }
     // A key that can never be a stored path (`..`, empty or dot segments, NUL, a name that
@@ -58,6 +72,10 @@ export async function ingestCreatedObjects(ctx: ServiceContext, created: readonl
     if (resolved.kind !== 'file' || resolved.path !== key) {
       ctx.log.warn({ key: key.slice(0, 1024) }, 'object-created event: object key is not a valid stored path; not indexed');
       report.skipped.push(key);
+      continue;
+    }
+    if (await recordedOrBeingRecorded(ctx, key, metadata)) {
+      report.exists.push(key);
       continue;
     }
     if (!(await ctx.store.head(key))) {

@@ -5,7 +5,7 @@ import { failure, QUERY_HEADERS, type Envelope } from './envelope.js';
 import { METALINK_FILE_NAME, metalinkDocument } from './metalink.js';
 import { MEDIA_TYPES } from './record-formats.js';
 import type { ServiceContext } from './service-context.js';
-import { ANONYMOUS, recordAudience, type Caller } from './visibility.js';
+import { ANONYMOUS, recordAudience, releaseScope, type Caller } from './visibility.js';
 
 /** What the transport knows of the request beyond its parameters. */
 export interface QueryRequestInfo {
@@ -33,7 +33,7 @@ export async function query(
   if (!parsed.ok) return failure(INVALID_QUERY.create(parsed.message), QUERY_HEADERS);
   const { options } = parsed;
   const caller = info.caller ?? ANONYMOUS;
-  const filter = { ...parsed.filter, audience: recordAudience(ctx, caller) };
+  const filter = { ...parsed.filter, audience: recordAudience(ctx, caller), releases: releaseScope(ctx, caller) };
   const format = parsed.format ?? formatFromAccept(info.accept);
   // A Metalink hands out signed addresses, which need no key: withdrawn files are never in one
   // (their bytes are for curators only: docs/api.md "Withdrawn files").

@@ -1,6 +1,6 @@
 import type { FileRecord } from '../catalog/index.js';
 import { ingestRecords, recordToIngest } from './ingest.js';
-import { ingestAllStaged } from './staged-uploads.js';
+import { promoteAllWaiting } from './promotion.js';
 import type { ServiceContext } from './service-context.js';
 
 export interface ReconcileReport {
@@ -104,7 +104,7 @@ export async function reconcile(ctx: ServiceContext, options: ReconcileOptions =
   };
 
   // Uploads waiting under staging keys (S3) first: promoted, they are then listed as objects.
-  const staged = await ingestAllStaged(ctx);
+  const staged = await promoteAllWaiting(ctx);
   indexed += staged.indexed;
   if (staged.refused > 0) ctx.log.warn({ count: staged.refused }, 'reconcile: staged uploads refused (their names held other files)');
   if (staged.deferred > 0) ctx.log.warn({ count: staged.deferred }, 'reconcile: staged uploads left waiting (another promotion held their names; the next run promotes them)');

@@ -1,10 +1,9 @@
 import type { StoredRelease } from '../catalog/index.js';
 import { ALREADY_RETRACTED, EMPTY_RELEASE, INVALID_QUERY, INVALID_RELEASE, NOTHING_TO_LIST, RELEASE_NOT_FOUND, UNRELEASABLE_FILES } from '../errors/index.js';
-import { resolveRequestPath } from '../mission/index.js';
+import { accessPolicyOf } from '../mission/index.js';
 import { RELEASE_FORMATS, RELEASE_NUMBER_PATTERN, type ManifestEntry, type ReleaseCreated, type ReleaseFormat, type ReleaseStatus, type ReleaseSummary } from '../wire/release.js';
 import { dataciteOf } from './datacite.js';
 import { failure, JsonTextStream, TextStream, type Envelope } from './envelope.js';
-import { policyReleaseDate } from './ingest.js';
 import { metalinkDocument, METALINK_TYPE } from './metalink.js';
 import { parseReleaseBody, parseRetractBody } from './release-request.js';
 import type { ServiceContext } from './service-context.js';
@@ -58,11 +57,8 @@ export async function createRelease(ctx: ServiceContext, body: unknown, curator:
   if (typeof request === 'string') return failure(INVALID_RELEASE.create(request));
   if ('paths' in request.source) {
     const refused = [...request.source.unresolved.map((entry) => `${JSON.stringify(entry)} (not a file name)`)];
-    for (const path of request.source.paths) {
-      const record = await ctx.catalog.get(path);
-      if (record === undefined) refused.push(`${path} (unknown)`);
-      else if (record.status === 'withdrawn') refused.push(`${path} (withdrawn)`);
-    }
+    // Checked a page of paths per read (release-writes.ts), all refusals named.
+    for (const { path, why } of await ctx.catalog.unreleasable(request.source.paths)) refused.push(`${path} (${why})`);
     if (refused.length > 0) return failure(UNRELEASABLE_FILES.create(refused.join(', ')));
   }
   const now = new Date().toISOString();
@@ -79,9 +75,10 @@ export async function createRelease(ctx: ServiceContext, body: unknown, curator:
     exclude: request.exclude,
   });
   if (release === undefined) return failure(EMPTY_RELEASE.create());
-  ctx.log.info({ release: release.number, files: release.file_count, release_date: release.release_date }, 'release made');
+  ctx.log.info({ release: release.number, files: release.file_count, release_date: release.release_date, repeat: release.repeat }, release.repeat ? 'release asked for again: answered with the one made' : 'release made');
   const created: ReleaseCreated = { release: release.number, files: release.file_count, bytes: release.bytes, release_date: release.release_date, href: link(release.number) };
-  return { statusCode: 201, headers: { ...JSON_HEADERS, Location: created.href }, body: created };
+  // A repeat (a lost answer asked again, src/catalog/release-repeats.ts) is answered 200: nothing new was made.
+  return { statusCode: release.repeat ? 200 : 201, headers: { ...JSON_HEADERS, Location: created.href }, body: created };
 }
 
 /** GET /releases: every release a key holder may see, the published ones for anyone else, by number. */
@@ -171,22 +168,23 @@ async function* manifestPages(ctx: ServiceContext, number: number): AsyncIterabl
 /**
  * POST /releases/{n}/retract (curator): its files return to the team unless another release
  * that is not retracted, or the access policy, makes them public; 200 with the release as it
- * now is; 409 when already retracted.
+ * now is, also to the same curator asking the same again; 409 when already retracted otherwise.
  */
 export async function retractRelease(ctx: ServiceContext, number: string, body: unknown, curator: string): Promise<Envelope> {
   if (!new RegExp(RELEASE_NUMBER_PATTERN).test(number)) return failure(RELEASE_NOT_FOUND.create(number));
   const request = parseRetractBody(body);
   if (typeof request === 'string') return failure(INVALID_RELEASE.create(request));
-  const outcome = await ctx.catalog.retractRelease(Number(number), { date: new Date().toISOString(), reason: request.reason, by: curator }, (record) => {
-    const resolved = resolveRequestPath(record.file_path, ctx.mission);
-    // The policy's own date for the file (ingest.ts); a name the mission no longer parses: the team's.
-    return resolved.kind === 'file' ? policyReleaseDate(ctx, resolved.name, record.ingestion_date) : undefined;
-  });
+  // Files return to the date the mission's policy gives them (the catalog applies it in SQL: policy-sql.ts).
+  const outcome = await ctx.catalog.retractRelease(Number(number), { date: new Date().toISOString(), reason: request.reason, by: curator }, accessPolicyOf(ctx.mission));
   switch (outcome.outcome) {
     case 'not_found':
       return failure(RELEASE_NOT_FOUND.create(number));
-    case 'already_retracted':
-      return failure(ALREADY_RETRACTED.create(outcome.release.number, outcome.release.retracted_date ?? '', outcome.release.retracted_by ?? ''));
+    case 'already_retracted': {
+      const done = outcome.release;
+      // The same curator's same retraction again (its answer lost): answered as it was, as a repeated withdrawal is.
+      if (done.retracted_by === curator && done.retracted_reason === request.reason) return { statusCode: 200, headers: JSON_HEADERS, body: describe(ctx, releaseSummary(done)) };
+      return failure(ALREADY_RETRACTED.create(done.number, done.retracted_date ?? '', done.retracted_by ?? ''));
+    }
     case 'retracted': {
       const release = await ctx.catalog.release(outcome.release.number);
       ctx.log.info({ release: outcome.release.number }, 'release retracted');

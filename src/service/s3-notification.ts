@@ -7,11 +7,29 @@
 export interface CreatedObject {
   readonly bucket: string;
   readonly key: string;
+  /**
+   * The object's `x-amz-meta-*` metadata, keys without the prefix, when the event carries it
+   * (Ceph RGW's extension: `s3.object.metadata`, a list of `{key, val}`; Amazon S3 sends none).
+   */
+  readonly metadata?: Readonly<Record<string, string>>;
 }
 
 interface NotificationRecord {
   eventName?: unknown;
-  s3?: { bucket?: { name?: unknown }; object?: { key?: unknown } };
+  s3?: { bucket?: { name?: unknown }; object?: { key?: unknown; metadata?: unknown } };
+}
+
+const META = 'x-amz-meta-';
+
+/** RGW's `[{"key": "x-amz-meta-uploader", "val": "..."}]` as `{uploader: "..."}`; undefined when absent or of another shape. */
+function metadataOf(list: unknown): Record<string, string> | undefined {
+  if (!Array.isArray(list)) return undefined;
+  // No prototype: a key such as x-amz-meta-__proto__ is a plain entry, never an object's inherited slot.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const entry of list as { key?: unknown; val?: unknown }[]) {
+    if (typeof entry?.key === 'string' && typeof entry.val === 'string' && entry.key.toLowerCase().startsWith(META)) out[entry.key.slice(META.length).toLowerCase()] = entry.val;
+  }
+  return out;
 }
 
 export function isS3Notification(event: unknown): event is { Records: unknown[] } {
@@ -32,7 +50,8 @@ export function s3NotificationObjects(event: { Records: unknown[] }): { created:
       ignored++;
       continue;
     }
-    created.push({ bucket, key: decodeFormKey(key) });
+    const metadata = metadataOf(record.s3?.object?.metadata);
+    created.push({ bucket, key: decodeFormKey(key), ...(metadata ? { metadata } : {}) });
   }
   return { created, ignored };
 }

@@ -5,7 +5,7 @@ import { ingest } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace, lowSpaceRefusal } from './out-of-space.js';
 import { recordedName } from './recorded-name.js';
-import { ingestStagedFor } from './staged-uploads.js';
+import { promoteWaitingFor } from './promotion.js';
 import type { ServiceContext } from './service-context.js';
 import { declaredSha256 } from '../wire/content-digest.js';
 
@@ -55,7 +55,7 @@ function nameChecks(ctx: ServiceContext, requestPath: string): MaybePromise<stri
   }
   const path = resolved.path;
   return andThen(recordedName(ctx, path), (taken) =>
-    taken ? failure(taken) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : afterStaged(ctx, path))),
+    taken ? failure(taken) : andThen(ctx.store.head(path), (stored) => (stored ? indexUnrecorded(ctx, path) : takenByWaitingUpload(ctx, path))),
   );
 }
 
@@ -68,9 +68,13 @@ async function indexUnrecorded(ctx: ServiceContext, path: string): Promise<Envel
   return failure(ALREADY_EXISTS.create(path));
 }
 
-/** An upload waiting under a staging key (S3) whose notification has not come: promoted now. */
-function afterStaged(ctx: ServiceContext, path: string): MaybePromise<string | Envelope> {
-  return andThen(ingestStagedFor(ctx, path), (waiting) => {
+/**
+ * Uploads of this very name waiting under a staging key (S3: PUTs to addresses handed out before,
+ * whose notification has not come) decide whether it is taken: promoted now, the oldest first,
+ * and no upload of another name (src/service/promotion.ts).
+ */
+function takenByWaitingUpload(ctx: ServiceContext, path: string): MaybePromise<string | Envelope> {
+  return andThen(promoteWaitingFor(ctx, path), (waiting) => {
     if (waiting === 'stored') return failure(ALREADY_EXISTS.create(path));
     // Another promotion is writing the name (it holds the name's lease): it will be taken.
     if (waiting === 'busy') return failure(UPLOAD_UNDER_WAY.create(path));

@@ -53,6 +53,11 @@ export function seesEveryRelease(ctx: ServiceContext, caller: Caller): boolean {
   return !limited(ctx, caller);
 }
 
+/** The releases a read's `release=N` may name (the filter's `releases`): published ones only for a caller without a key. */
+export function releaseScope(ctx: ServiceContext, caller: Caller): 'published' | undefined {
+  return seesEveryRelease(ctx, caller) ? undefined : 'published';
+}
+
 /** Whether a record's release date has passed. */
 export function isReleased(record: Pick<FileRecord, 'release_date'>, now = new Date().toISOString()): boolean {
   return record.release_date !== undefined && record.release_date <= now;

@@ -1,4 +1,4 @@
-import { ANONYMOUS, changeAudience, type Caller } from './visibility.js';
+import { ANONYMOUS, changeAudience, releaseScope, type Caller } from './visibility.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeCursor, parseQueryFilter, type ChangeKind, type QueryFilter, type QuerySort } from '../catalog/index.js';
 import { ANSWER_PARAMETERS } from '../wire/query.js';
@@ -104,7 +104,8 @@ export async function* watch(
   const pollMs = timing.pollMs ?? FEED_POLL_MS;
   // The feed tells every change of a matching file, its withdrawal included, whatever the file's
   // status now; `status=withdrawn` narrows it to withdrawn files (docs/api.md "The change log").
-  const entriesOf: QueryFilter = filter.status === undefined ? { ...filter, status: 'any' } : filter;
+  // A release not yet published is, to a caller without a key, a number never given (visibility-sql.ts).
+  const entriesOf: QueryFilter = { ...filter, ...(filter.status === undefined ? { status: 'any' } : {}), releases: releaseScope(ctx, caller) };
   // Its lag for /metrics (sdc_feed_lag_seconds): counted once the feed has first reached the log's
   // end, so a harvester catching up from an old Last-Event-ID is not a lagging feed.
   const progress: FeedProgress = { behindSince: undefined };

@@ -53,8 +53,13 @@ export type Promotion =
  * the object appear under the real key; false means stop and write nothing there.
  */
 export interface WriteGuard {
-  /** True while the name is still the writer's (and keeps it so a while longer). */
+  /**
+   * True while the name is still the writer's (and keeps it so a while longer). May answer
+   * from a renewal made a moment ago (the service's lease: at most a third of its time before).
+   */
   stillHeld(): Promise<boolean>;
+  /** Like stillHeld, always renewed now: before a step that nothing in the store guards (a copy's completion on RGW). */
+  renewedNow?(): Promise<boolean>;
 }
 
 /**
@@ -75,6 +80,8 @@ export interface StagingArea {
   promote(upload: StagedUpload, guard?: WriteGuard, options?: PromoteOptions): Promise<Promotion>;
   /** Removes a staged upload (absent already is fine): after its record is committed, when promoted with `keepStaged`. */
   discard(upload: StagedUpload): Promise<void>;
+  /** Whether an object's metadata (`x-amz-meta-*`, as an event carries it) is that of a promotion's write of the real key. */
+  writtenByPromotion(metadata: Readonly<Record<string, string>>): boolean;
 }
 
 export interface PromoteOptions {
@@ -197,7 +204,11 @@ export type MultipartCompletion =
        */
       readonly assembled?: StagedUpload;
     }
-  | { readonly outcome: 'exists' }
+  /**
+   * `assembled`: the joined object, kept when the key holds its very bytes already (this upload's
+   * earlier promotion, cut before its record); the caller discards it once the record is committed.
+   */
+  | { readonly outcome: 'exists'; readonly assembled?: StagedUpload }
   | { readonly outcome: 'interrupted' }
   /** The joined bytes are not those declared at `create`: nothing written under the key (docs/api.md, "Checked transfers"). */
   | { readonly outcome: 'mismatch'; readonly declared: string; readonly received: string };
@@ -232,11 +243,11 @@ export interface MultipartUploads {
   /** Drops the upload and its parts; absent already is fine. */
   abort(key: string, uploadId: string): Promise<void>;
   /**
-   * The size and SHA-256 the stored object under `key` was written with, when upload `uploadId`
-   * opened by `uploader` is the completion that stored it (stores that keep the upload's id with
-   * the object; the local store's note). A repeated completion answers from it.
+   * The size (and SHA-256, where the store keeps it) the stored object under `key` was written
+   * with, when upload `uploadId` opened by `uploader` is the completion that stored it (the local
+   * store's note; S3: the upload's mark in the object's metadata). A repeated completion answers from it.
    */
-  completedAs?(key: string, uploadId: string, uploader?: string): Promise<{ readonly size: number; readonly sha256: string } | undefined>;
+  completedAs?(key: string, uploadId: string, uploader?: string): Promise<{ readonly size: number; readonly sha256?: string } | undefined>;
   /**
    * Uploads the store has joined whose completion has not recorded them yet (under way, or cut
    * by a crash between the join and the record), oldest first, as staged uploads the staging

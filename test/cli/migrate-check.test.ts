@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema, type TestSchema } from '../helpers/postgres-test-schema.js';
 import { runCli } from '../helpers/run-cli.js';
+import { withSqliteFile } from '../helpers/sqlite-file.js';
 import { migrations } from '../../src/catalog/migrations.js';
 import { POSTGRES_DIALECT } from '../../src/catalog/catalog-dialect.js';
 import { undoAfter0011 } from '../helpers/undo-migrations.js';
@@ -24,14 +25,7 @@ const SUBJECTS: Subject[] = [
     async open() {
       const home = await mkdtemp(join(tmpdir(), 'sdc-migrate-check-'));
       const file = join(home, 'catalog.db');
-      const withDb = <T>(use: (db: Database.Database) => T): T => {
-        const db = new Database(file);
-        try {
-          return use(db);
-        } finally {
-          db.close();
-        }
-      };
+      const withDb = <T>(use: (db: Database.Database) => T): T => withSqliteFile(file, use);
       return {
         args: ['--home', home],
         run: async (statements) => void withDb((db) => db.exec(statements.join(';\n'))),

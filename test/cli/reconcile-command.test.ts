@@ -10,7 +10,8 @@ import { registerReconcileCommand } from '../../src/cli/reconcile-command.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { reconcile, type ReconcileProgress } from '../../src/service/index.js';
-import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
+import { parseS3Url } from '../../src/store/index.js';
+import { S3ObjectStore } from '../../src/store/s3/s3-object-store.js';
 import { recordOf } from '../contract/catalog-contract.js';
 import { HAVE_S3, S3_SKIPPED, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
 

@@ -10,6 +10,7 @@ import { describeKeptAtIngest } from './catalog-kept-at-ingest-contract.js';
 import { describeCatalogWithdraw } from './catalog-withdraw-contract.js';
 import { describeCatalogVisibility } from './catalog-visibility-contract.js';
 import { describeCatalogReleases } from './catalog-releases-contract.js';
+import { describeCatalogReleaseRepeats } from './catalog-release-repeats-contract.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 import { describeKeyStore } from './key-store-contract.js';
 import { describeNameLeases } from './name-leases-contract.js';
@@ -230,6 +231,7 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
   describeCatalogWithdraw(name, make);
   describeCatalogVisibility(name, make);
   describeCatalogReleases(name, make);
+  describeCatalogReleaseRepeats(name, make);
   describeKeyStore(name, make);
   describeNameLeases(name, make);
   describeAuditQueue(name, make);

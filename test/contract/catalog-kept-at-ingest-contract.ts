@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CoverageDay, FileRecord, QueryFilter } from '../../src/catalog/index.js';
+import type { FileRecord, QueryFilter } from '../../src/catalog/index.js';
 import { fromDayRows } from '../../src/catalog/coverage-sql.js';
 import { IMAP_MISSION, parseFileName } from '../../src/mission/index.js';
 import { recordFor } from '../../src/catalog/index.js';
+import { catalogModel, type CatalogModel } from '../helpers/catalog-model.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 
 /*
@@ -39,43 +40,11 @@ function generated(count: number, seed: number): FileRecord[] {
   return out;
 }
 
-const productOf = (r: FileRecord) => `${r.instrument}/${r.data_level}/${r.descriptor}/${r.start_date}`;
-
 /** The full recomputation: the records stored (first of a path wins), each product's highest version. */
-function recomputed(written: readonly FileRecord[]) {
+function recomputed(written: readonly FileRecord[]): CatalogModel {
   const stored = new Map<string, FileRecord>();
   for (const r of written) if (!stored.has(r.file_path)) stored.set(r.file_path, r);
-  const highest = new Map<string, string>();
-  for (const r of stored.values()) if ((highest.get(productOf(r)) ?? '') < r.version) highest.set(productOf(r), r.version);
-  const matching = (filter: QueryFilter) =>
-    [...stored.values()]
-      .filter(
-        (r) =>
-          (filter.instrument === undefined || r.instrument === filter.instrument) &&
-          (filter.data_level === undefined || r.data_level === filter.data_level) &&
-          (filter.descriptor === undefined || r.descriptor === filter.descriptor) &&
-          (filter.start_date === undefined || r.start_date >= filter.start_date) &&
-          (filter.end_date === undefined || r.start_date <= filter.end_date) &&
-          (filter.version !== 'latest' || highest.get(productOf(r)) === r.version),
-      )
-      .sort((a, b) => (a.file_path < b.file_path ? -1 : 1));
-  const coverage = (filter: QueryFilter): CoverageDay[] => {
-    const days = new Map<string, CoverageDay>();
-    for (const r of matching(filter)) {
-      const key = `${r.instrument}\u0000${r.data_level}\u0000${r.start_date}`;
-      const day = days.get(key);
-      days.set(key, {
-        instrument: r.instrument,
-        data_level: r.data_level,
-        start_date: r.start_date,
-        end_date: day && day.end_date > r.end_date ? day.end_date : r.end_date,
-        files: (day?.files ?? 0) + 1,
-        size: (day?.size ?? 0) + r.size,
-      });
-    }
-    return [...days.keys()].sort().map((k) => days.get(k)!);
-  };
-  return { matching, coverage };
+  return catalogModel(stored.values());
 }
 
 const FILTERS: QueryFilter[] = [

@@ -1,13 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { syntheticRecords, type Catalog, type ChangeEntry } from '../../src/catalog/index.js';
 import { POSTGRES_CHANGE_LOCK_SQL, recordJson } from '../../src/catalog/change-log.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
-import { NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
+import { connectToSchema, NO_DATABASE, TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { recordOf } from './catalog-contract.js';
 
@@ -26,11 +25,6 @@ interface Place {
 async function sqlitePlace(): Promise<Place> {
   const dir = await mkdtemp(join(tmpdir(), 'sdc-changes-'));
   return { url: `sqlite:${join(dir, 'catalog.db')}`, drop: () => rm(dir, { recursive: true, force: true }) };
-}
-
-function postgresPlace(): Place {
-  const schema = testSchema();
-  return { url: schema.url, drop: () => schema.drop() };
 }
 
 async function all(catalog: Catalog): Promise<ChangeEntry[]> {
@@ -154,19 +148,45 @@ function describeChangeLog(engine: string, place: () => Promise<Place> | Place):
         await at.drop();
       }
     });
+
+    it('logs once each record that a large load meeting stored paths and a path given twice inserts', async () => {
+      const at = await place();
+      const catalog = await openCatalog(at.url);
+      try {
+        expect(await catalog.bulkLoad(syntheticRecords(IMAP_MISSION, 20_000, 0))).toBe(20_000);
+        // 45k whose first 20k are stored (PostgreSQL: the first chunk refused, the rest staged
+        // and moved at once), one path given twice in the part past the table's size (the first
+        // kept), and one again at the end.
+        const records = [...syntheticRecords(IMAP_MISSION, 45_000, 0)];
+        const twice = { ...records[40_000]!, size: 2 };
+        records.splice(30_000, 0, twice);
+        records.push({ ...records[44_000]!, size: 1 });
+        expect(await catalog.bulkLoad(records)).toBe(25_000);
+        const log = await all(catalog);
+        expect(log).toHaveLength(45_000);
+        expect(new Set(log.map((e) => e.file_path)).size).toBe(45_000);
+        for (let i = 1; i < log.length; i++) expect(log[i]!.id).toBeGreaterThan(log[i - 1]!.id);
+        expect(await catalog.get(twice.file_path)).toEqual(twice);
+        const sample = [0, 19_999, 20_000, 30_000, 44_999].map((i) => log[i]!);
+        sample.push(log.find((e) => e.file_path === twice.file_path)!);
+        for (const entry of sample) expect(entry.record).toBe(JSON.stringify(await catalog.get(entry.file_path)));
+      } finally {
+        await catalog.close();
+        await at.drop();
+      }
+    }, 120_000);
   });
 }
 
 describeChangeLog('sqlite', sqlitePlace);
 
 describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres' : NO_DATABASE, () => {
-  describeChangeLog('postgres', postgresPlace);
+  describeChangeLog('postgres', testSchema);
 
   it('never lets a reader skip an entry that commits late: ids are given in commit order', async () => {
-    const at = postgresPlace();
+    const at = testSchema();
     const catalog = await openCatalog(at.url);
-    const slow = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${at.url.split('schema=')[1]}` });
-    await slow.connect();
+    const slow = await connectToSchema(at);
     const server = await startTestServer({ catalog: at.url, requireKeys: 'false' });
     try {
       await catalog.insert(recordOf(name(1)));
@@ -214,4 +234,65 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres' : NO_DATABASE
       await at.drop();
     }
   });
+
+  it('never lets a harvester following the log miss an entry while writers commit at once, an earlier release\'s writer among them', async () => {
+    const at = testSchema();
+    const a = await openCatalog(at.url);
+    const b = await openCatalog(at.url);
+    const reader = await openCatalog(at.url);
+    const admin = await connectToSchema(at);
+    // Each append to the log then takes 0-8 ms more before its commit (a slow WAL flush, a busy
+    // server): entries given ids out of commit order would be skipped by the harvester below.
+    await admin.query(`CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(random() * 0.008); RETURN NULL; END $$`);
+    await admin.query('CREATE TRIGGER slow_commit AFTER INSERT ON changes FOR EACH STATEMENT EXECUTE FUNCTION slow_commit()');
+    // An earlier release's writer (docs/deploy.md, a rolling upgrade) appends itself under the lock.
+    const older = await connectToSchema(at);
+    const records = [...syntheticRecords(IMAP_MISSION, 400, 0)];
+    let next = 0;
+    const take = (n: number) => records.slice(next, (next += n));
+    try {
+      let writing = true;
+      const harvested: number[] = [];
+      const harvest = async () => {
+        const page = await reader.changes(harvested.at(-1) ?? 0, 50);
+        harvested.push(...page.map((e) => e.id));
+        return page.length;
+      };
+      const harvester = (async () => {
+        while (writing) await harvest();
+        while ((await harvest()) > 0);
+      })();
+      // Instance b's batches go through the bulk load, which appends its entries itself under the lock (postgres-post-write.ts).
+      const writer = async (catalog: Catalog) => {
+        for (let round = 0; round < 20; round++) {
+          if (round % 4 === 0) await (catalog === b ? catalog.bulkLoad(take(3)) : catalog.insertMany(take(3)));
+          else await catalog.insert(take(1)[0]!);
+        }
+      };
+      const olderWriter = async () => {
+        for (let round = 0; round < 20; round++) {
+          await older.query('BEGIN');
+          await older.query(POSTGRES_CHANGE_LOCK_SQL);
+          await older.query(`INSERT INTO changes (time, change, file_path, record) VALUES ($1, 'created', $2, '{}')`, [new Date().toISOString(), `older-${round}`]);
+          await older.query('COMMIT');
+        }
+      };
+      await Promise.all([writer(a), writer(a), writer(a), writer(b), writer(b), writer(b), olderWriter()]);
+      writing = false;
+      await harvester;
+      const log = await all(reader);
+      expect(log).toHaveLength(6 * (5 * 3 + 15) + 20);
+      expect(harvested).toEqual(log.map((e) => e.id));
+      // Nothing is left noted for a commit that has happened.
+      const { rows } = await admin.query('SELECT (SELECT count(*) FROM changes_pending)::int AS pending, (SELECT count(*) FROM changes_commits)::int AS commits');
+      expect(rows[0]).toEqual({ pending: 0, commits: 0 });
+    } finally {
+      await older.end();
+      await admin.end();
+      await reader.close();
+      await b.close();
+      await a.close();
+      await at.drop();
+    }
+  }, 120_000);
 });

@@ -63,6 +63,19 @@ export function describeNameLeases(name: string, make: () => Promise<CatalogUnde
       await leases.release(path, holder);
     });
 
+    it('tells whether a name is held: while a lease runs, not once released or expired', async () => {
+      const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240109_20240109_v00-01.cdf';
+      expect(await leases.held(path)).toBe(false);
+      expect(await leases.acquire(path, 'writer', 60_000)).toBe(true);
+      expect(await leases.held(path)).toBe(true);
+      await leases.release(path, 'writer');
+      expect(await leases.held(path)).toBe(false);
+      expect(await leases.acquire(path, 'crashed', 150)).toBe(true);
+      const expired = await expiryMark(leases, path, 150);
+      await expired();
+      expect(await leases.held(path)).toBe(false);
+    });
+
     it('keeps a renewed lease past its first expiry', async () => {
       const path = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240107_20240107_v00-01.cdf';
       expect(await leases.acquire(path, 'slow', 300)).toBe(true);

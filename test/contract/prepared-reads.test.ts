@@ -69,6 +69,8 @@ describe.each(backends)('$name: reads = the model', ({ name, skip, open }) => {
       'files_fixity_failed',
       'files_ingestion',
       'files_product_version',
+      'files_public_descriptor',
+      'files_public_path',
       'files_release_pending',
       'files_search',
       'files_start_date',

@@ -1,7 +1,9 @@
 import { GetObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
-import { copyPartSize } from '../../src/store/s3/s3-staging.js';
+import { parseS3Url } from '../../src/store/index.js';
+import { S3ObjectStore } from '../../src/store/s3/s3-object-store.js';
+import { copyPartSize, S3Staging } from '../../src/store/s3/s3-staging.js';
+import { stagedUploadOf } from '../../src/store/s3/s3-staging-keys.js';
 import { HAVE_RGW, NO_RGW, startRgw, type RgwServer } from '../helpers/rgw.js';
 import { testStore } from './store-contract.js';
 
@@ -77,6 +79,41 @@ describe.skipIf(!HAVE_RGW)(HAVE_RGW ? 'S3 on radosgw' : NO_RGW, () => {
         expect((await fetch(put, { method: 'PUT', body: 'late', headers: { 'Content-Type': '' } })).status).toBe(403);
         expect((await fetch(get)).status).toBe(403);
         expect(await store().head(key('expired-put'))).toBeUndefined();
+      });
+
+      it('promotes a staged upload in three requests (GET, conditional PUT, DELETE), and settles a loser on the 412', async () => {
+        const methods: string[] = [];
+        rgw.client.middlewareStack.add(
+          (next) => (args) => {
+            methods.push((args.request as { method: string }).method);
+            return next(args);
+          },
+          { step: 'finalizeRequest', name: 'countRequests' },
+        );
+        onTestFinished(() => {
+          rgw.client.middlewareStack.remove('countRequests');
+        });
+        const staging = new S3Staging(rgw.client, bucket);
+        const k = key('counted');
+        const stage = async (body: string, id: string) => {
+          const upload = stagedUploadOf(`.staging/${k}/${id.repeat(24)}`)!;
+          await rgw.client.send(new PutObjectCommand({ Bucket: bucket, Key: upload.stagingKey, Body: body }));
+          methods.length = 0;
+          return upload;
+        };
+        const first = await stage('first', 'a');
+        expect((await staging.promote(first)).outcome).toBe('promoted');
+        expect(methods).toEqual(['GET', 'PUT', 'DELETE']);
+        // Announced again before its record (kept), then another upload of the name: settled by the PUT's 412 and a HEAD.
+        const again = await stage('first', 'b');
+        expect((await staging.promote(again, undefined, { keepStaged: true })).outcome).toBe('duplicate');
+        expect(methods).toEqual(['GET', 'PUT', 'HEAD']);
+        const other = await stage('other', 'c');
+        expect((await staging.promote(other)).outcome).toBe('refused');
+        expect(methods).toEqual(['GET', 'PUT', 'HEAD', 'DELETE']);
+        const got = await rgw.client.send(new GetObjectCommand({ Bucket: bucket, Key: k }));
+        expect(await got.Body!.transformToString()).toBe('first');
+        expect(await statusOf(rgw.client.send(new GetObjectCommand({ Bucket: bucket, Key: other.stagingKey })))).toBe(404);
       });
 
       it('refuses a second conditional PUT of a stored key (412) and keeps the first bytes', async () => {

@@ -9,7 +9,9 @@ import { syntheticRecords, type Catalog, type CoverageDay, type FileRecord, type
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { SqlCatalog } from '../../src/catalog/sql-catalog.js';
 import { IMAP_MISSION } from '../../src/mission/mission-config.js';
+import { catalogModel } from '../helpers/catalog-model.js';
 import { TEST_DATABASE_URL, testSchema } from '../helpers/postgres-test-schema.js';
+import { withSqliteFile } from '../helpers/sqlite-file.js';
 
 /**
  * Migration 0007 on a catalog that already holds records: on SQLite the search index
@@ -26,40 +28,8 @@ const records: FileRecord[] = [
   ...syntheticRecords(IMAP_MISSION, 700, 8 * ROUND), // sci v00-02 of the first 700
 ].map((r, i) => (i % 5 === 0 ? { ...r, uploader: 'swe-pipeline' } : r));
 
-/** What a filter of these shapes must answer, from the records themselves, in path order. */
-function expected(filter: QueryFilter): FileRecord[] {
-  const product = (r: FileRecord) => `${r.instrument} ${r.data_level} ${r.descriptor} ${r.start_date}`;
-  const latest = new Map<string, string>();
-  for (const r of records) if ((latest.get(product(r)) ?? '') < r.version) latest.set(product(r), r.version);
-  return records
-    .filter(
-      (r) =>
-        (filter.instrument === undefined || r.instrument === filter.instrument) &&
-        (filter.data_level === undefined || r.data_level === filter.data_level) &&
-        (filter.descriptor === undefined || r.descriptor === filter.descriptor) &&
-        (filter.start_date === undefined || r.start_date >= filter.start_date) &&
-        (filter.end_date === undefined || r.start_date <= filter.end_date) &&
-        (filter.version !== 'latest' || latest.get(product(r)) === r.version),
-    )
-    .sort((a, b) => (a.file_path < b.file_path ? -1 : 1));
-}
-
-function expectedCoverage(filter: QueryFilter): CoverageDay[] {
-  const days = new Map<string, CoverageDay>();
-  for (const r of expected(filter)) {
-    const key = `${r.instrument}\u0000${r.data_level}\u0000${r.start_date}`;
-    const day = days.get(key);
-    days.set(key, {
-      instrument: r.instrument,
-      data_level: r.data_level,
-      start_date: r.start_date,
-      end_date: day && day.end_date > r.end_date ? day.end_date : r.end_date,
-      files: (day?.files ?? 0) + 1,
-      size: (day?.size ?? 0) + r.size,
-    });
-  }
-  return [...days.keys()].sort().map((k) => days.get(k)!);
-}
+/** What a filter of these shapes must answer, from the records themselves. */
+const model = catalogModel(records);
 
 const filters: QueryFilter[] = [
   { instrument: 'swe', data_level: 'l0', start_date: '20200101', end_date: '20200128' },
@@ -81,14 +51,7 @@ const backends: { name: string; skip: boolean; open(dir: string): Promise<{ url:
     skip: false,
     open: async (dir) => {
       const file = join(dir, 'catalog.db');
-      const onFile = <T>(use: (db: Database.Database) => T) => {
-        const db = new Database(file);
-        try {
-          return use(db);
-        } finally {
-          db.close();
-        }
-      };
+      const onFile = <T>(use: (db: Database.Database) => T) => withSqliteFile(file, use);
       return {
         url: `sqlite:${file}`,
         run: async (statements) => onFile((db) => statements.forEach((s) => db.exec(s))),
@@ -183,6 +146,8 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
         'files_fixity_failed',
         'files_ingestion',
         'files_product_version',
+        'files_public_descriptor',
+        'files_public_path',
         'files_release_pending',
         'files_search',
         'files_start_date',
@@ -197,6 +162,8 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
         'CREATE INDEX files_instrument_level_start ON files USING btree (instrument, data_level, start_date)',
         'CREATE UNIQUE INDEX files_pkey ON files USING btree (file_path)',
         'CREATE INDEX files_product_version ON files USING btree (instrument, data_level, descriptor, start_date, version)',
+        'CREATE INDEX files_public_descriptor ON files USING btree (descriptor, file_path, release_date) WHERE ((status IS NULL) AND (release_date IS NOT NULL))',
+        'CREATE INDEX files_public_path ON files USING btree (file_path, release_date) WHERE ((status IS NULL) AND (release_date IS NOT NULL))',
         'CREATE INDEX files_release_date ON files USING btree (release_date, file_path)',
         'CREATE INDEX files_release_pending ON files USING btree (release_date) WHERE (release_logged IS NULL)',
         'CREATE INDEX files_start_date ON files USING btree (start_date)',
@@ -208,7 +175,7 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
 
   it.skipIf(skip)('answers what the records call for: queries, counts, coverage', async () => {
     for (const filter of filters) {
-      const want = expected(filter);
+      const want = model.matching(filter);
       expect(want.length, JSON.stringify(filter)).toBeGreaterThan(0);
       const got: FileRecord[] = [];
       for await (const r of catalog.query(filter)) got.push(r);
@@ -217,7 +184,7 @@ describe.each(backends)('$name: migrations 0007 (files_search) and 0008 (latest 
       expect(await catalog.count(filter)).toBe(want.length);
       const days: CoverageDay[] = [];
       for await (const day of catalog.coverage(filter)) days.push(day);
-      expect(days, JSON.stringify(filter)).toEqual(expectedCoverage(filter));
+      expect(days, JSON.stringify(filter)).toEqual(model.coverage(filter));
     }
   });
 

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { syntheticRecords } from '../../src/catalog/index.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { IMAP_MISSION } from '../../src/mission/index.js';
 import { testCatalog } from './catalog-contract.js';
 
 testCatalog('sqlite', async () => {
@@ -77,6 +79,38 @@ describe('an SQLite catalog whose reading threads meet a driver failure', () => 
         expect(failure, operation).toMatchObject({ code: 'SDC_BACKEND_FAILED', statusCode: 500, message: `SQLite catalog: ${operation} failed` });
         expect(failure?.cause?.code).toMatch(/^SQLITE_/);
       }
+    } finally {
+      await catalog.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an SQLite catalog's reads of one path", () => {
+  it('answers a query and a count that name a path on its own connection, before reads waiting for the reading threads', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sdc-catalog-point-'));
+    const catalog = await openCatalog(`sqlite:${join(dir, 'catalog.db')}`);
+    try {
+      const [record, other] = [...syntheticRecords(IMAP_MISSION, 2)];
+      await catalog.insertMany([record!, other!]);
+      const order: string[] = [];
+      const done = (label: string) => (value: unknown) => {
+        order.push(label);
+        return value;
+      };
+      const all = async <T>(items: AsyncIterable<T>) => {
+        const found: T[] = [];
+        for await (const item of items) found.push(item);
+        return found;
+      };
+      // Both reading threads (READ_THREADS) busy, a third read waiting for one of them.
+      const long = [catalog.count({}), catalog.count({ audience: 'public' }), all(catalog.query({}))].map((read, i) => read.then(done(`thread ${i}`)));
+      const byPath = all(catalog.query({ file_path: record!.file_path })).then(done('query by path'));
+      const counted = catalog.count({ file_path: other!.file_path }).then(done('count by path'));
+      const [found, count] = await Promise.all([byPath, counted, ...long]);
+      expect(found).toEqual([record]);
+      expect(count).toBe(1);
+      expect(order.slice(0, 2).sort()).toEqual(['count by path', 'query by path']);
     } finally {
       await catalog.close();
       await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL, startProductionBackends, type ProductionBackends } from '../helpers/backends.js';
@@ -90,6 +90,28 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`uploads in parts on ${PRODUCTION_BAC
     expect(await records(path)).toMatchObject([{ sha256: sha256(winner.bytes) }]);
     expect(await keys('.multipart/')).toEqual([]);
   }, 120_000);
+
+  it('a completion sent again (its answer lost) answers 200 and the same result; another upload of the name is refused as before', async () => {
+    const path = pathOf('retried');
+    const contenders = await Promise.all([1, 2].map((i) => partsUploaded(path, Buffer.concat([Buffer.alloc(5 * MiB, i), Buffer.from(`tail ${i}`)]), 5 * MiB)));
+    const first = await complete(path, contenders[0]!.uploadId, contenders[0]!.parts);
+    expect(first.status).toBe(200);
+    const result = (await first.json()) as { path: string; size: number; sha256: string };
+    // S3 no longer knows the upload: the object under the name carries its mark.
+    const head = await backends.rgw.client.send(new HeadObjectCommand({ Bucket: backends.bucket, Key: path }));
+    expect(head.Metadata?.['sdc-upload']).toBe(contenders[0]!.uploadId.slice(0, 24));
+    for (let i = 0; i < 2; i++) {
+      const again = await complete(path, contenders[0]!.uploadId, contenders[0]!.parts);
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual(result);
+    }
+    // The upload that lost the name, and an id of the same opener never completed here: 409, the file stays.
+    expect((await complete(path, contenders[1]!.uploadId, contenders[1]!.parts)).status).toBe(409);
+    expect((await complete(path, contenders[1]!.uploadId, contenders[1]!.parts)).status).toBe(409);
+    expect((await complete(path, `${contenders[1]!.uploadId.slice(0, 24)}:unknown`, contenders[0]!.parts)).status).toBe(409);
+    expect(await records(path)).toMatchObject([{ size: result.size, sha256: result.sha256 }]);
+    expect(await keys('.multipart/')).toEqual([]);
+  }, 60_000);
 
   it('a completion for a name stored meanwhile (by a plain PUT, no conditional header) is refused, and the stored file stays', async () => {
     const path = pathOf('taken');

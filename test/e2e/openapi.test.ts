@@ -34,7 +34,7 @@ const EXPECTED: Record<string, { statuses: string[]; params: 'path' | 'upload' |
 
 /** Numbered releases (docs/api.md "Releases"): a path may take two methods, each with its statuses. */
 const RELEASE_PATHS: Record<string, Record<string, string[]>> = {
-  '/releases': { get: ['200'], post: ['201', '400', '401', '403'] },
+  '/releases': { get: ['200'], post: ['200', '201', '400', '401', '403'] },
   '/releases/{n}': { get: ['200', '400', '404'] },
   '/releases/{n}/retract': { post: ['200', '400', '401', '403', '404', '409'] },
 };

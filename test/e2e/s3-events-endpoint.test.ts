@@ -1,6 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseS3Url, S3ObjectStore } from '../../src/store/index.js';
+import { parseS3Url } from '../../src/store/index.js';
+import { S3ObjectStore } from '../../src/store/s3/s3-object-store.js';
 import { fixture } from '../lambda/lambda-events.js';
 import { HAVE_S3, S3_SKIPPED, startS3TestServer, type S3TestServer } from '../helpers/s3-test-server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -70,6 +71,30 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'POST /events/s3' : `POST /events/s3: ${S3_S
 
     const records = (await (await fetch(`${server.url}/query?file_path=${PATH}`)).json()) as { size: number }[];
     expect(records).toMatchObject([{ file_path: PATH, size: 5 }]);
+  });
+
+  it("leaves a promotion's own write to that promotion while it holds the name (RGW's event carries the metadata); indexes it otherwise", async () => {
+    const path = PATH.replace('_sci_', '_promoted_');
+    const store = new S3ObjectStore(parseS3Url(s3.storeUrl));
+    const ingestionDate = '2026-11-28T20:00:00.000Z';
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: path, Body: 'promoted', Metadata: { 'ingestion-date': ingestionDate } }));
+    store.close();
+    const event = (metadata: { key: string; val: string }[]) => ({
+      Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: s3.bucket }, object: { key: path, size: 8, metadata } } }],
+    });
+    const promoted = event([{ key: 'x-amz-meta-ingestion-date', val: ingestionDate }]);
+    const leases = server.ctx.catalog.leases();
+    expect(await leases.acquire(path, 'a-promoter', 60_000)).toBe(true);
+    // Its promotion records it (or the sweep, should it crash): the event adds nothing.
+    expect(await (await post(promoted, `Bearer ${TOKEN}`)).json()).toMatchObject({ indexed: [], exists: [path] });
+    expect(await (await fetch(`${server.url}/query?file_path=${path}`)).json()).toEqual([]);
+    // Without the promotion's metadata (a write straight to the store), indexed as ever.
+    const direct = await (await post(event([]), `Bearer ${TOKEN}`)).json();
+    await leases.release(path, 'a-promoter');
+    expect(direct).toMatchObject({ indexed: [path] });
+    const records = (await (await fetch(`${server.url}/query?file_path=${path}`)).json()) as { ingestion_date: string }[];
+    expect(records).toMatchObject([{ file_path: path, size: 8, ingestion_date: ingestionDate }]);
+    expect(await (await post(promoted, `Bearer ${TOKEN}`)).json()).toMatchObject({ indexed: [], exists: [path] });
   });
 
   it('answers a body that is no S3 event with 400 and the shape expected', async () => {

@@ -16,12 +16,13 @@ export interface FaultSetup {
 
 /**
  * For one describe block: a FaultWorld started before its tests and stopped after them, and the
- * figures they note recorded under `figures` (test/reliability/figures.ts).
+ * figures they note recorded under `figures` (test/reliability/figures.ts). `env`: more settings
+ * of its instances, made before it starts.
  */
-export function useFaultWorld(figures: string): FaultSetup {
+export function useFaultWorld(figures: string, env: () => Promise<NodeJS.ProcessEnv> = async () => ({})): FaultSetup {
   const setup = { rows: {} } as FaultSetup;
   beforeAll(async () => {
-    setup.world = await FaultWorld.start();
+    setup.world = await FaultWorld.start(undefined, await env());
   }, 120_000);
   afterAll(async () => {
     recordFigures(figures, setup.rows);

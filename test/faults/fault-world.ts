@@ -100,8 +100,11 @@ export class FaultWorld {
     private readonly home: string,
   ) {}
 
-  /** `schema`: the catalog's schema (a fresh one in TEST_DATABASE_URL unless given); the proxy leads to its server. */
-  static async start(schema: TestSchema = testSchema()): Promise<FaultWorld> {
+  /**
+   * `schema`: the catalog's schema (a fresh one in TEST_DATABASE_URL unless given); the proxy
+   * leads to its server. `moreEnv`: settings of the instances beside the suite's (a mission file).
+   */
+  static async start(schema: TestSchema = testSchema(), moreEnv: NodeJS.ProcessEnv = {}): Promise<FaultWorld> {
     const rgw = await startRgw();
     const bucket = await rgw.createBucket();
     const database = new URL(schema.url);
@@ -128,6 +131,7 @@ export class FaultWorld {
       SDC_LOG_LEVEL: 'info',
       // The uploads here carry no key: the operator's explicit opt-out of the default (keys required on S3 and PostgreSQL).
       SDC_REQUIRE_KEYS: 'false',
+      ...moreEnv,
     };
     const instances = [new Instance('A', await freePort(), env), new Instance('B', await freePort(), env)];
     await instances[0]!.start();

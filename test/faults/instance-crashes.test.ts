@@ -26,22 +26,29 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`instance crashes: ${PRODUCTION_BACKE
   const setup = useFaultWorld('faults-instance-crashes');
   const { rows } = setup;
 
-  it('an upload in parts whose instance is SIGKILLed between the store joining it and its record is findable within 15 s', { timeout: 120_000 }, async () => {
-    const name = 'imap_swe_l1a_sci_20300101_20300101_v00-01.cdf';
+  /**
+   * An upload in parts completed through instance B, which is SIGKILLed with the bytes under
+   * their name and no record, as a crash at that instant leaves it: the record's INSERT stalls
+   * (a trigger sleeping on this one name) until B is dead, then the trigger is made harmless.
+   */
+  async function completionKilledBeforeRecord(name: string) {
+    if (!setup.world.b.alive) await setup.world.b.start();
     const path = `imap/swe/l1a/2030/01/${name}`;
     const bytes = randomBytes(256 * 1024);
     const { schema } = setup.world.schema;
-    // The record's INSERT stalls (a trigger sleeping on this one name), so the instance can be
-    // killed with the bytes under their name and no record, as a crash at that instant leaves it.
-    await sql(`create function "${schema}".stall_insert() returns trigger language plpgsql as $$ begin perform pg_sleep(120); return new; end $$`);
-    await sql(`create trigger stall_insert before insert on "${schema}".files for each row when (new.file_path = '${path}') execute function "${schema}".stall_insert()`);
+    const fn = `"${schema}".stall_${name.slice(17, 25)}`;
+    await sql(`create function ${fn}() returns trigger language plpgsql as $$ begin perform pg_sleep(120); return new; end $$`);
+    await sql(`create trigger stall_${name.slice(17, 25)} before insert on "${schema}".files for each row when (new.file_path = '${path}') execute function ${fn}()`);
 
     const { uploadId, parts } = await partsUploaded(setup.world.b.url, path, bytes, bytes.length);
-    const completion = fetch(`${setup.world.b.url}/uploads/${path}?uploadId=${encodeURIComponent(uploadId)}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ parts }),
-    }).then(
+    const complete = (on: typeof setup.world.a) =>
+      fetch(`${on.url}/uploads/${path}?uploadId=${encodeURIComponent(uploadId)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ parts }),
+        signal: AbortSignal.timeout(60_000),
+      });
+    const completion = complete(setup.world.b).then(
       (res) => res.status,
       () => 'no answer',
     );
@@ -56,14 +63,20 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`instance crashes: ${PRODUCTION_BACKE
 
     await setup.world.b.kill('SIGKILL');
     // Replaced, not dropped: dropping would wait for the stalled INSERT's lock on the table.
-    await sql(`create or replace function "${schema}".stall_insert() returns trigger language plpgsql as $$ begin return new; end $$`);
+    await sql(`create or replace function ${fn}() returns trigger language plpgsql as $$ begin return new; end $$`);
     await sql(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and wait_event = 'PgSleep'`, [setup.world.applicationName]);
-    rows['upload in parts, instance killed before its record: completion answered'] = await completion;
+    const expected = { path, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    return { name, path, expected, completion: await completion, complete };
+  }
+
+  it('an upload in parts whose instance is SIGKILLed between the store joining it and its record is findable within 15 s; its completion sent again then answers 200', { timeout: 120_000 }, async () => {
+    const { name, expected, completion, complete } = await completionKilledBeforeRecord('imap_swe_l1a_sci_20300101_20300101_v00-01.cdf');
+    rows['upload in parts, instance killed before its record: completion answered'] = completion;
 
     const found = async () => {
       const res = await setup.world.ask(setup.world.a, `/query?file_path=${name}`);
       const records = res?.status === 200 ? ((await res.json()) as { sha256: string }[]) : [];
-      return records.length === 1 && records[0]!.sha256 === createHash('sha256').update(bytes).digest('hex');
+      return records.length === 1 && records[0]!.sha256 === expected.sha256;
     };
     const findableMs = await waitFor(found, FINDABLE_WITHIN_MS);
     rows['upload in parts, instance killed before its record: ms until findable'] = findableMs ?? `not within ${FINDABLE_WITHIN_MS}`;
@@ -72,9 +85,33 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`instance crashes: ${PRODUCTION_BACKE
     const assemblies = async () => ((await setup.world.rgw.client.send(new ListObjectsV2Command({ Bucket: setup.world.bucket, Prefix: '.multipart/' }))).KeyCount ?? 0) === 0;
     expect(await waitFor(assemblies, 10_000), 'joined objects left').toBeDefined();
 
+    // The client sends its completion again, to the instance still up, after the sweep recorded it.
+    const again = await complete(setup.world.a);
+    rows['upload in parts, instance killed before its record: completion sent again after the sweep'] = again.status;
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await again.json()).toEqual(expected);
+
     expect(setup.world.a.unexpectedExits).toEqual([]);
     await setup.world.b.start();
   });
+
+  it('an upload in parts whose instance is SIGKILLed before its record: its completion sent again at once answers 200 with the record', { timeout: 120_000 }, async () => {
+    const { expected, completion, complete, path } = await completionKilledBeforeRecord('imap_swe_l1a_sci_20300102_20300102_v00-01.cdf');
+    expect(completion).toBe('no answer');
+    // At once, before the sweep (it leaves a joined object younger than 5 s), and while the dead
+    // instance's lease on the name lasts: the completion itself finds its bytes and records them.
+    const started = Date.now();
+    const again = await complete(setup.world.a);
+    rows['upload in parts, instance killed before its record: completion sent again at once'] = `${again.status} in ${Date.now() - started} ms`;
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await again.json()).toEqual(expected);
+    expect((await setup.world.ask(setup.world.a, `/query?file_path=${path.split('/').pop()}`).then((r) => r?.json())) as unknown[]).toMatchObject([{ sha256: expected.sha256 }]);
+    const assemblies = async () => ((await setup.world.rgw.client.send(new ListObjectsV2Command({ Bucket: setup.world.bucket, Prefix: '.multipart/' }))).KeyCount ?? 0) === 0;
+    expect(await waitFor(assemblies, 10_000), 'joined objects left').toBeDefined();
+    expect(setup.world.a.unexpectedExits).toEqual([]);
+    await setup.world.b.start();
+  });
+
   for (const outage of ['refused (RGW stopped)', 'black-holed (unreachable)'] as const) {
     it(`an instance restarted while the store is ${outage}: listens, /healthz and queries 200, uploads 503 with Retry-After, and recovers`, { timeout: 120_000 }, async () => {
       const label = `restart while the store is ${outage.split(' ')[0]}`;

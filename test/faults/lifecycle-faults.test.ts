@@ -9,15 +9,7 @@ import { freePort } from '../helpers/free-port.js';
 import { runCli, startCli } from '../helpers/run-cli.js';
 import { Instance, type FaultWorld } from './fault-world.js';
 import { sleep, sql, useFaultWorld } from './fault-setup.js';
-
-/** Waits for `check` to hold, up to `withinMs` (generous: the machine is shared). */
-async function waitFor(what: string, check: () => Promise<boolean>, withinMs = 60_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`waited ${withinMs} ms for ${what}`);
-    await sleep(200);
-  }
-}
+import { cutAndRelease as cutAndReleaseIn, hold, held, waitFor } from './held-statements.js';
 
 const withdrawal = (reason: string): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason }) });
 
@@ -62,25 +54,9 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`the lifecycle under faults: ${PRODUC
 
   const schema = () => `"${setup.world.schema.schema}"`;
 
-  /** Holds the statements a trigger on `table` matches (`when`, SQL over new/old) in pg_sleep. */
-  async function stall(table: string, event: string, when: string): Promise<void> {
-    await sql(`create or replace function ${schema()}.stall() returns trigger language plpgsql as $$ begin perform pg_sleep(120); return new; end $$`);
-    await sql(`create trigger stall before ${event} on ${schema()}.${table} for each row when (${when}) execute function ${schema()}.stall()`);
-  }
-
-  /** Waits until one of our backends sleeps in the trigger. */
-  async function stalled(): Promise<void> {
-    await waitFor('a statement held by the trigger', async () => (await sql(`select 1 from pg_stat_activity where application_name = $1 and wait_event = 'PgSleep'`, [setup.world.applicationName])).rowCount! > 0);
-  }
-
-  /** Cuts every catalog connection, then ends the sleeping backend and removes the trigger. */
-  async function cutAndRelease(table: string): Promise<void> {
-    setup.world.pgProxy.cut();
-    // Replaced before ending the backend: dropping would wait for the held statement's lock.
-    await sql(`create or replace function ${schema()}.stall() returns trigger language plpgsql as $$ begin return new; end $$`);
-    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and wait_event = 'PgSleep'`, [setup.world.applicationName]);
-    await sql(`drop trigger stall on ${schema()}.${table}`);
-  }
+  const stall = (table: string, event: string, when: string) => hold(setup.world, table, event, when);
+  const stalled = () => held(setup.world);
+  const cutAndRelease = (table: string) => cutAndReleaseIn(setup.world, table);
 
   async function stateOf(path: string): Promise<{ status: string | null; withdrawnEntries: number }> {
     const file = await sql(`select status from ${schema()}.files where file_path = $1`, [path]);
@@ -90,7 +66,7 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`the lifecycle under faults: ${PRODUC
 
   for (const [label, table, event, when] of [
     ['the withdrawal\'s UPDATE', 'files', 'update', "new.status = 'withdrawn'"],
-    ['its change-log append (the transaction\'s last statements)', 'changes', 'insert', "new.change = 'withdrawn'"],
+    ['its change-log append (inside its COMMIT, the log\'s lock held)', 'changes', 'insert', "new.change = 'withdrawn'"],
   ] as const) {
     it(`catalog connections cut in ${label}: nothing written, 503 with Retry-After, the retry withdraws, a second retry answers the same`, { timeout: 120_000 }, async () => {
       const path = files.shift()!;
@@ -118,6 +94,25 @@ describe.skipIf(!HAVE_PRODUCTION_BACKENDS)(`the lifecycle under faults: ${PRODUC
       expect(setup.world.instances.flatMap((i) => i.unexpectedExits)).toEqual([]);
     });
   }
+
+  it('catalog connections cut in an upload\'s change-log append (its created entry): never a record without its entry; indexed once the catalog answers, with one entry', { timeout: 120_000 }, async () => {
+    const path = 'imap/hit/l1a/2029/07/imap_hit_l1a_sci_20290701_20290701_v00-01.cdf';
+    // One statement, one snapshot: the record and its entry come together or not at all.
+    const together = async () =>
+      (await sql(`select (select count(*)::int from ${schema()}.files where file_path = $1) as records, (select count(*)::int from ${schema()}.changes where file_path = $1 and change = 'created') as entries`, [path])).rows[0] as { records: number; entries: number };
+    await stall('changes', 'insert', `new.file_path = '${path}' and new.change = 'created'`);
+    expect(await uploadBytes(setup.world, setup.world.b, path, randomBytes(1500))).toBe(200);
+    await stalled();
+    await cutAndRelease('changes');
+    const cutAt = Date.now();
+    const after = await together();
+    expect(after.records, 'no record without its created entry').toBe(after.entries);
+    // The staged upload stays until its record commits: the notification's retry or a sweep indexes it.
+    await waitFor('the upload indexed after the cut', async () => (await together()).records === 1);
+    rows['upload\'s created entry cut: indexed after the cut (ms)'] = Date.now() - cutAt;
+    expect(await together()).toEqual({ records: 1, entries: 1 });
+    expect(setup.world.instances.flatMap((i) => i.unexpectedExits)).toEqual([]);
+  });
 
   it('an instance SIGKILLed right after a withdrawal\'s 200: the withdrawal holds after its restart (PostgreSQL)', { timeout: 120_000 }, async () => {
     const path = files.shift()!;

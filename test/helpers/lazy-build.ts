@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,18 +23,24 @@ interface Build {
   build(): Promise<unknown>;
 }
 
-async function listFiles(path: string): Promise<string[]> {
-  const info = await stat(path).catch(() => undefined);
+// Synchronous: a few hundred stats, milliseconds; run-cli.ts asks before each `sdc` it starts.
+function listFiles(path: string): string[] {
+  const info = statSync(path, { throwIfNoEntry: false });
   if (!info) return [];
   if (!info.isDirectory()) return [`${relative(ROOT, path)}\t${info.size}\t${info.mtimeMs}`];
-  const entries = await readdir(path, { withFileTypes: true });
-  const nested = await Promise.all(entries.filter((e) => e.name !== 'node_modules' && e.name !== 'dist').map((e) => listFiles(join(path, e.name))));
-  return nested.flat();
+  const entries = readdirSync(path, { withFileTypes: true });
+  return entries.filter((e) => e.name !== 'node_modules' && e.name !== 'dist').flatMap((e) => listFiles(join(path, e.name)));
 }
 
-async function fingerprint(inputs: readonly string[]): Promise<string> {
-  const lines = (await Promise.all(inputs.map((input) => listFiles(join(ROOT, input))))).flat().sort();
+function fingerprint(inputs: readonly string[]): string {
+  const lines = inputs.flatMap((input) => listFiles(join(ROOT, input))).sort();
   return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** Whether `build`'s output is there and was built from its inputs as they are now. */
+function isCurrent(build: Build): boolean {
+  const stamp = join(STAMPS, `${build.name}.sha256`);
+  return existsSync(join(ROOT, build.output)) && existsSync(stamp) && readFileSync(stamp, 'utf8') === fingerprint(build.inputs);
 }
 
 function alive(pid: number): boolean {
@@ -90,11 +96,10 @@ function ensureBuilt(build: Build): Promise<void> {
   if (!pending) {
     pending = (async () => {
       const stampFile = join(STAMPS, `${build.name}.sha256`);
-      const current = async () => existsSync(join(ROOT, build.output)) && (await readFile(stampFile, 'utf8').catch(() => '')) === (await fingerprint(build.inputs));
-      if (await current()) return;
+      if (isCurrent(build)) return;
       await withLock(build.name, async () => {
-        if (await current()) return; // another worker built it while this one waited
-        const inputs = await fingerprint(build.inputs);
+        if (isCurrent(build)) return; // another worker built it while this one waited
+        const inputs = fingerprint(build.inputs);
         await build.build();
         await mkdir(STAMPS, { recursive: true });
         // A new file renamed over the old: never rewrite a file in place under node_modules (hard links).
@@ -126,4 +131,37 @@ export function ensurePortal(): Promise<void> {
     output: 'web/dist/index.html',
     build: () => node([join(ROOT, 'web', 'build.js')]),
   });
+}
+
+/** Where ensureCliBuild writes: beside dist/, so that what src finds from its own place (../../package.json, ../../web/dist) is the same. */
+const CLI_BUILD = '.test-cli';
+
+const CLI: Build = {
+  name: 'cli',
+  inputs: ['src', 'tsconfig.json', 'package.json'],
+  output: `${CLI_BUILD}/cli/main.js`,
+  async build() {
+    const fresh = join(ROOT, `${CLI_BUILD}.${process.pid}`);
+    await rm(fresh, { recursive: true, force: true });
+    const { build } = await import('esbuild');
+    const src = join(ROOT, 'src');
+    await build({ entryPoints: [`${src}/**/*.ts`], outdir: fresh, outbase: src, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+    await rm(join(ROOT, CLI_BUILD), { recursive: true, force: true });
+    await rename(fresh, join(ROOT, CLI_BUILD));
+  },
+};
+
+/**
+ * src/ turned into JavaScript file by file by esbuild (no type check, as tsx does for each file it
+ * runs), for the tests that start `sdc` as a child process (run-cli.ts): such a process takes a
+ * fraction of the CPU time it takes under tsx's loader (test/README.md, "How long"). About a
+ * second; made by the runs' globalSetup (cli-build.ts), again whenever src changed.
+ */
+export function ensureCliBuild(): Promise<void> {
+  return ensureBuilt(CLI);
+}
+
+/** The built `sdc` if it was built from src as it is now, else undefined (run-cli.ts then runs the sources through tsx). */
+export function currentCliBuild(): string | undefined {
+  return isCurrent(CLI) ? join(ROOT, CLI.output) : undefined;
 }

@@ -43,6 +43,13 @@ export function testSchema(): TestSchema {
   };
 }
 
+/** A client of TEST_DATABASE_URL connected with a test schema as its search_path; the caller ends it. */
+export async function connectToSchema(schema: TestSchema): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema.schema}` });
+  await client.connect();
+  return client;
+}
+
 /** A PostgreSQL catalog in a fresh schema, and how to remove both: what the catalog suites run on. */
 export async function openTestPostgresCatalog(): Promise<{ catalog: Catalog; dispose(): Promise<void> }> {
   const schema = testSchema();

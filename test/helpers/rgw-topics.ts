@@ -39,14 +39,16 @@ async function snsCall(endpoint: string, form: Record<string, string>): Promise<
  * JSON to `pushEndpoint` (an SNS-style topic with `push-endpoint`, as an operator sets it up
  * with `aws sns create-topic --attributes push-endpoint=...` and
  * `aws s3api put-bucket-notification-configuration`). RGW 16 sends these synchronously:
- * the client's PUT is answered after the endpoint answered (or failed).
+ * the client's PUT is answered after the endpoint answered (or failed); with `persistent`, RGW
+ * queues each notification and answers the PUT first (docs/self-hosted.md, "Bucket notifications").
  */
-export async function notifyBucket(endpoint: string, client: S3Client, bucket: string, pushEndpoint: string): Promise<string> {
+export async function notifyBucket(endpoint: string, client: S3Client, bucket: string, pushEndpoint: string, options: { persistent?: boolean } = {}): Promise<string> {
   const xml = await snsCall(endpoint, {
     Action: 'CreateTopic',
     Name: `${bucket}-created`,
     'Attributes.entry.1.key': 'push-endpoint',
     'Attributes.entry.1.value': pushEndpoint,
+    ...(options.persistent ? { 'Attributes.entry.2.key': 'persistent', 'Attributes.entry.2.value': 'true' } : {}),
   });
   const topicArn = /<TopicArn>([^<]+)<\/TopicArn>/.exec(xml)?.[1];
   if (!topicArn) throw new Error(`RGW CreateTopic: no TopicArn in ${xml}`);

@@ -1,11 +1,23 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { currentCliBuild } from './lazy-build.js';
 
 const require = createRequire(import.meta.url);
 /** The TypeScript loader, by absolute address so the CLI can run from any working directory. */
 const TSX = pathToFileURL(require.resolve('tsx')).href;
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/**
+ * Node's arguments for `sdc <args>`: the sources as esbuild transpiled them for this run
+ * (lazy-build.ts, ensureCliBuild) while they are current, else the sources through tsx (a
+ * file changed since, as in watch mode). The same code either way; tsx's loader costs each
+ * process about a second of CPU more (test/README.md, "How long").
+ */
+function sdcArguments(args: readonly string[]): string[] {
+  const built = currentCliBuild();
+  return built === undefined ? ['--import', TSX, MAIN, ...args] : [built, ...args];
+}
 
 export interface CliResult {
   readonly code: number | null;
@@ -15,14 +27,19 @@ export interface CliResult {
 
 export interface CliOptions {
   /** Added to a clean environment (PATH only), so the caller's own IMAP_* never leak in. */
-  readonly env?: Record<string, string>;
+  readonly env?: Readonly<Record<string, string | undefined>>;
   readonly cwd?: string;
+  /** A built entry point (e.g. an earlier release's dist/cli/main.js) run instead of the sources. */
+  readonly bin?: string;
 }
 
-/** Runs `sdc <args>` as a child process, the way a user does, from the sources (no build needed). */
+/** Node's arguments for `sdc <args>`: a built entry point if given, else the sources (sdcArguments). */
+const nodeArgs = (args: readonly string[], bin?: string) => (bin === undefined ? sdcArguments(args) : [bin, ...args]);
+
+/** Runs `sdc <args>` as a child process, the way a user does, from the sources (no `npm run build` needed) unless `bin` is given. */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    const child = spawn(process.execPath, nodeArgs(args, options.bin), {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +66,7 @@ export interface RunningCli {
 }
 
 export function startCli(args: readonly string[], options: CliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, nodeArgs(args, options.bin), {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

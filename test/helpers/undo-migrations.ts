@@ -10,7 +10,20 @@ export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
 
 /** The schema as 0.1.0 left it (its newest migration is 0011). */
 export function undoAfter0011(engine: 'sqlite' | 'postgres'): string[] {
-  return [...undo0014(), ...undo0013(), ...undo0012(engine)];
+  return [...undo0016(), ...undo0015(engine), ...undo0014(), ...undo0013(), ...undo0012(engine)];
+}
+
+/** Migration 0016 (the public's path-order indexes): its two indexes. */
+function undo0016(): string[] {
+  return ['DROP INDEX files_public_descriptor', 'DROP INDEX files_public_path', "DELETE FROM kysely_migration WHERE name = '0016-public-path-indexes'"];
+}
+
+/** Migration 0015 (the change log's ids taken at commit, PostgreSQL only): its tables and trigger's function. */
+function undo0015(engine: 'sqlite' | 'postgres'): string[] {
+  return [
+    ...(engine === 'postgres' ? ['DROP TABLE changes_commits', 'DROP TABLE changes_pending', 'DROP FUNCTION changes_at_commit()'] : []),
+    "DELETE FROM kysely_migration WHERE name = '0015-change-log-at-commit'",
+  ];
 }
 
 /** Migration 0014 (the file an audit is reading): its table. */

@@ -8,7 +8,7 @@ import { makeApiHandler, lambdaAppFromEnvironment, type ApiEvent } from '../../s
 import { FEED_NOT_SERVED } from '../../src/lambda/feed-not-served.js';
 import { IMAP_MISSION } from '../../src/mission/index.js';
 import { ingest } from '../../src/service/index.js';
-import { S3ObjectStore } from '../../src/store/index.js';
+import type { S3ObjectStore } from '../../src/store/s3/s3-object-store.js';
 import { ensurePortal } from '../helpers/lazy-build.js';
 import { signingKey, startTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { deviceSignIn } from '../helpers/oidc-sign-in.js';

@@ -1,17 +1,13 @@
-import { once } from 'node:events';
 import type pg from 'pg';
-import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { backendFailure } from '../../errors/index.js';
 import { byPath, outgrowsTable, piecesOf } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { distinctProducts, type ProductKey } from '../product-refresh.js';
-import { RECORD_COLUMN_LIST as COLUMNS, RECORD_COLUMNS } from '../record-columns.js';
-import { recordJson } from '../change-log.js';
+import { RECORD_COLUMN_LIST as COLUMNS } from '../record-columns.js';
 import { LOADED_CHANGES as CREATED, postgresPostWrite } from './postgres-post-write.js';
 import { postgresJsonRecord } from './postgres-json-record.js';
-
-/** Records turned into COPY text at once: few enough to die young. */
-const PIECE = 1000;
+import { copyCreated, copyInto } from './postgres-copy.js';
+import { LargeLoad } from './postgres-large-load.js';
 
 /**
  * Records loaded as one chunk: copied straight into the table, or staged and moved. About
@@ -41,61 +37,8 @@ const MOVE_STAGED = `WITH moved AS (
 /** PostgreSQL's unique_violation: a chunk copied straight in held a path already there, or one twice. */
 const UNIQUE_VIOLATION = '23505';
 
-/** The text COPY reads: tab-separated, `\N` for null, backslash escapes for what would break a line. */
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-const SPECIAL = /[\\\n\r\t]/;
-// A missing value is COPY's null, so the table's NOT NULL refuses it as insertMany's INSERT would
-// (rendered as text it would be stored as the word "null").
-const text = (value: string | number | null | undefined) =>
-  value === null || value === undefined ? '\\N' : typeof value === 'number' ? String(value) : SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : value;
-
-const FIELDS = RECORD_COLUMNS.map((c) => c.field);
-
-/** Records from..to as COPY lines, columns in RECORD_COLUMNS order. */
-function copyLines(records: readonly FileRecord[], from: number, to: number): string {
-  let out = '';
-  for (let i = from; i < to; i++) {
-    const r = records[i]!;
-    let line = text(r[FIELDS[0]!]);
-    for (let c = 1; c < FIELDS.length; c++) line += `\t${text(r[FIELDS[c]!])}`;
-    out += `${line}\n`;
-  }
-  return out;
-}
-
-/** Sends records to the server with COPY into `table`, PIECE at a time as the socket takes them. */
-async function copyInto(client: pg.PoolClient, table: string, records: readonly FileRecord[]): Promise<void> {
-  const stream: CopyStreamQuery = client.query(copyFrom(`COPY ${table} (${COLUMNS}) FROM STDIN`));
-  // Settles when the server has taken the COPY, or refused it (listening from the start, so
-  // that a refusal between two writes is not an unhandled 'error').
-  const done = new Promise((resolve, reject) => {
-    stream.on('finish', resolve);
-    stream.on('error', reject);
-  });
-  done.catch(() => undefined);
-  for (let i = 0; i < records.length; i += PIECE) {
-    if (!stream.write(copyLines(records, i, Math.min(records.length, i + PIECE)))) await Promise.race([once(stream, 'drain'), done]);
-  }
-  stream.end();
-  await done;
-}
-
-/** The change log's entries of records copied straight into the table (all of them were inserted), kept until the commit. */
-async function copyCreated(client: pg.PoolClient, records: readonly FileRecord[]): Promise<void> {
-  const stream: CopyStreamQuery = client.query(copyFrom(`COPY ${CREATED} (file_path, record) FROM STDIN`));
-  const done = new Promise((resolve, reject) => {
-    stream.on('finish', resolve);
-    stream.on('error', reject);
-  });
-  done.catch(() => undefined);
-  for (let i = 0; i < records.length; i += PIECE) {
-    let out = '';
-    for (let j = i; j < Math.min(records.length, i + PIECE); j++) out += `${text(records[j]!.file_path)}\t${text(recordJson(records[j]!))}\n`;
-    if (!stream.write(out)) await Promise.race([once(stream, 'drain'), done]);
-  }
-  stream.end();
-  await done;
-}
+/** Records read from the source at once. */
+const PIECE = 1000;
 
 /**
  * A bulk load of a PostgreSQL catalog on one pooled connection, CHUNK_ROWS records at a time,
@@ -108,8 +51,10 @@ async function copyCreated(client: pg.PoolClient, records: readonly FileRecord[]
  * While what was loaded is smaller than the table was at the start, the indexes are kept and
  * the load commits every COMMIT_EVERY records. Once it outgrows the table (outgrowsTable), the
  * secondary indexes, as pg_index lists them (constraints' indexes, the primary key, stay), are
- * dropped and the rest of the load runs in one transaction that builds them again before it
- * commits: a crash or failure during it rolls back to the last commit, every index included.
+ * dropped and the rest of the load runs in one transaction: its records are staged and moved
+ * in by one statement that computes each row's latest flag as it writes it (LargeLoad), then
+ * the indexes are built again before it commits: a crash or failure during it rolls back to
+ * the last commit, every index included.
  * Dropping an index locks the table, so readers wait for that transaction: a load that large
  * is a seed or a catalog rebuilt from its store. Statistics for the planner follow, as after
  * insertMany.
@@ -127,17 +72,21 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     let inserted = 0;
     let sinceCommit = 0;
     let setAside: string[] | undefined;
+    // Once the load outgrows the table, the rest of its records are staged and moved in at the end (postgres-large-load.ts).
+    let large: LargeLoad | undefined;
+    let flagsRight = false;
     await c.query(`CREATE TEMP TABLE IF NOT EXISTS sdc_changes_load (n bigserial, file_path text, record text)`);
     await c.query(`TRUNCATE ${CREATED}`);
     // Each transaction ends with the post-write step (post-write.ts): the latest flags and
-    // coverage rows of the products it wrote (of all, once the indexes were set aside), then
+    // coverage rows of the products it wrote (of all, once the indexes were set aside: only
+    // the days' rows when the large move's flags are right), then
     // the change log's entries of its rows, kept in CREATED until then, under the log's lock,
     // held for that statement and the commit only, never while the load waits for a row.
     let created = 0;
     const written: ProductKey[] = [];
     const commit = async () => {
       if (setAside || created > 0) {
-        for (const { text, params } of postgresPostWrite(setAside ? 'all' : distinctProducts(written), created > 0 ? 'loaded' : [])) await c.query(text, [...params]);
+        for (const { text, params } of postgresPostWrite(setAside ? (flagsRight ? 'all days' : 'all') : distinctProducts(written), created > 0 ? 'loaded' : [])) await c.query(text, [...params]);
       }
       if (created > 0) await c.query(`TRUNCATE ${CREATED}`);
       created = 0;
@@ -149,7 +98,11 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     let staging = false;
     const load = async (chunk: FileRecord[]) => {
       given += chunk.length;
-      if (!setAside && outgrowsTable(given, atStart)) setAside = await setIndexesAside(c);
+      if (!setAside && outgrowsTable(given, atStart)) {
+        setAside = await setIndexesAside(c);
+        large = await LargeLoad.begin(c);
+      }
+      if (large) return large.stage(chunk);
       chunk.sort(byPath); // stable: of a path given twice, the first stays first
       if (straight) {
         await c.query('SAVEPOINT sdc_chunk');
@@ -163,7 +116,10 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
           return;
         } catch (err) {
           if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+          // Undone, and released: what follows runs in the transaction itself, not in a
+          // subtransaction (the large move finds its rows by the transaction's id).
           await c.query('ROLLBACK TO SAVEPOINT sdc_chunk');
+          await c.query('RELEASE SAVEPOINT sdc_chunk');
           straight = false;
         }
       }
@@ -192,6 +148,12 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       }
     }
     if (chunk.length > 0) await load(chunk);
+    if (large) {
+      const done = await large.move();
+      inserted += done.moved;
+      created += done.moved;
+      flagsRight = done.flagsRight;
+    }
     if (setAside) {
       // Memory for the index builds' sorts, for this transaction only.
       await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
@@ -203,6 +165,7 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
     // dropped (or goes with the connection, dropped if this fails).
     try {
       if (staging) await c.query(`DROP TABLE ${STAGING}`);
+      await large?.drop();
       await c.query(`DROP TABLE ${CREATED}`);
       await analyzeAfterLoad(c, inserted);
     } catch {

@@ -1,9 +1,8 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { POSTGRES_DIALECT } from '../catalog-dialect.js';
 import type { ConnectionPoolUse } from '../catalog.js';
 import type { FileRecord } from '../file-record.js';
-import { numbered } from '../filter-sql.js';
 import type { KeyStore } from '../key-store.js';
 import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
 import { migrateToLatest, migrationPlan } from '../migration-runner.js';
@@ -15,8 +14,9 @@ import { insertManyUnnest } from './postgres-bulk-insert.js';
 import { postgresBulkLoad } from './postgres-bulk-load.js';
 import { budgetedQueries, readBudgetOf } from './postgres-read-budget.js';
 import { PostgresKeyStore } from './postgres-key-store.js';
-import { named } from './postgres-statements.js';
+import { namedShared } from './postgres-statements.js';
 import { parsePostgresUrl, redactPassword } from './postgres-url.js';
+import { SchemaScopedPostgresDialect } from './schema-scoped-dialect.js';
 
 /** How long a new connection to PostgreSQL may take before the operation fails as unavailable. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -78,14 +78,14 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     });
   }
   // Kysely's destroy ends its pool; the reads' pool is ended with it.
-  const db = new Kysely<CatalogDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<CatalogDatabase>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
   const close = async () => {
     await Promise.all([db.destroy(), reads.end()]);
   };
   try {
     await createSchema(db, schema);
     // Migrated first, then told: an optional call (?.) would skip evaluating its argument.
-    const applied = await migrateRetryingOthersDrops(db as Kysely<unknown>, schema, options.migrate);
+    const applied = await migrateToLatest(db as Kysely<unknown>, POSTGRES_DIALECT, schema, options.migrate);
     options.onMigrated?.(applied);
   } catch (err) {
     await close();
@@ -99,7 +99,7 @@ export async function postgresMigrationPlan(url: string): Promise<MigrationPlan>
   const { connectionString, schema } = parsePostgresUrl(url);
   const pool = new pg.Pool({ connectionString, options: `-c search_path=${schema}`, application_name: applicationName(url), max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   pool.on('error', () => undefined);
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<unknown>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
   try {
     return await migrationPlan(db, POSTGRES_DIALECT, schema);
   } catch (err) {
@@ -126,25 +126,6 @@ export async function postgresCatalogExists(url: string): Promise<boolean> {
     throw new Error(`cannot reach the PostgreSQL catalog ${redactPassword(url)}: ${(err as Error).message}`, { cause: err });
   } finally {
     await client.end().catch(() => undefined);
-  }
-}
-
-/**
- * Kysely's migrator lists the tables of every schema to find its own; a schema that another
- * deployment drops meanwhile (several deployments or test runs in one database) fails that
- * listing with 3F000 naming the other schema. That says nothing about ours: try again.
- */
-async function migrateRetryingOthersDrops(db: Kysely<unknown>, schema: string, migrate?: MigrateOptions): Promise<string[]> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await migrateToLatest(db, POSTGRES_DIALECT, schema, migrate);
-    } catch (err) {
-      // The migrator's own failure carries the driver's as its cause; the plan's listing (migration-plan.ts) throws it bare.
-      const failure = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-      const cause = failure.cause ?? failure;
-      const othersDrop = cause?.code === '3F000' && !cause.message?.includes(`"${schema}"`);
-      if (!othersDrop || attempt === 5) throw err;
-    }
   }
 }
 
@@ -192,7 +173,7 @@ export class PostgresCatalog extends SqlCatalog {
   }
 
   protected async rowsOf(text: string, params: unknown[]): Promise<unknown[][]> {
-    return (await this.pool.query(named(numbered(text), params))).rows as unknown[][];
+    return (await this.pool.query(namedShared(text, params))).rows as unknown[][];
   }
 
   get(filePath: string): Promise<FileRecord | undefined> {

@@ -204,9 +204,14 @@ export class SqliteCatalog extends SqlCatalog {
     return backendCall(this.backendName(), 'read', () => this.pathExists.get(filePath) !== undefined);
   }
 
-  /** A statement's rows as arrays: on a reading thread when there are some, else here (in-memory catalogs). */
-  protected async rowsOf(text: string, params: unknown[], turn: number): Promise<unknown[][]> {
-    if (this.pool) return (await this.pool.run(text, params, 'rows', turn)) as unknown[][];
+  /**
+   * A statement's rows as arrays: on a reading thread when there are some, else here (in-memory
+   * catalogs). A point read (one path: at most one record by the primary key) stays here too,
+   * like get: the trip to a thread and back costs more than the read (docs/performance.md,
+   * "What changed"), and under load far more ("Who sees what at scale").
+   */
+  protected async rowsOf(text: string, params: unknown[], turn: number, point = false): Promise<unknown[][]> {
+    if (this.pool && !point) return (await this.pool.run(text, params, 'rows', turn)) as unknown[][];
     return this.read(text).raw().all(...params) as unknown[][];
   }
 

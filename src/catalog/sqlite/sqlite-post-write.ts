@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
-import { changeTime, sqliteCreatedSinceSql, type NewChange } from '../change-log.js';
-import type { Refresh, SqlStatement } from '../post-write.js';
-import { distinctProducts, REFRESH_ALL_SQL, refreshStatements } from '../product-refresh.js';
+import { changeTime, retractedFromSql, sqliteCreatedSinceSql, type NewChange } from '../change-log.js';
+import type { Refresh, RetractedRows, SqlStatement } from '../post-write.js';
+import { distinctProducts, REFRESH_ALL_DAYS_SQL, REFRESH_ALL_SQL, refreshStatements } from '../product-refresh.js';
 import { sqliteJsonRecord } from './sqlite-json-record.js';
 
 /** The 'created' entries of the rows past a rowid (change-log.ts); parameters: time, that rowid. */
@@ -13,12 +13,15 @@ const APPEND_ONE = 'INSERT INTO changes (time, change, file_path, record, audien
 /**
  * SQLite's post-write step (post-write.ts): the products' refresh, then the change log's entries
  * (SQLite serialises its writers: ids are in commit order without a lock). `changes`: rows, or
- * the rows the transaction inserted past a rowid it began with (the bulk paths).
+ * the rows the transaction inserted past a rowid it began with (the bulk paths), or the paths a
+ * retraction noted.
  */
-export function sqlitePostWrite(refresh: Refresh, changes: readonly NewChange[] | { readonly sinceRowid: number }): SqlStatement[] {
-  const out: SqlStatement[] = refresh === 'all' ? REFRESH_ALL_SQL.map((text) => ({ text, params: [] })) : refreshStatements(distinctProducts(refresh));
+export function sqlitePostWrite(refresh: Refresh, changes: readonly NewChange[] | { readonly sinceRowid: number } | RetractedRows): SqlStatement[] {
+  const whole = refresh === 'all' ? REFRESH_ALL_SQL : refresh === 'all days' ? REFRESH_ALL_DAYS_SQL : undefined;
+  const out: SqlStatement[] = whole ? whole.map((text) => ({ text, params: [] })) : refreshStatements(distinctProducts(refresh as Exclude<Refresh, string>));
   const time = changeTime();
   if ('sinceRowid' in changes) out.push({ text: APPEND_CREATED_SINCE, params: [time, changes.sinceRowid] });
+  else if ('retractedFrom' in changes) out.push({ text: retractedFromSql(sqliteJsonRecord(), changes.retractedFrom, '?'), params: [time] });
   else for (const c of changes) out.push({ text: APPEND_ONE, params: [time, c.change, c.file_path, c.record, c.audience] });
   return out;
 }

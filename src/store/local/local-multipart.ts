@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, opendir, rm, stat, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, opendir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   InvalidPartsError,
@@ -16,7 +16,6 @@ import { StoreLinkError } from './local-store-errors.js';
 import { LocalPartWrites } from './local-part-writes.js';
 import { readNote } from './object-note.js';
 import { storeObject } from './store-object.js';
-import { tempFileIn, writeHashed } from './write-primitives.js';
 import { storeAddress, type UrlSigner } from './url-signer.js';
 import { MULTIPART_DIR, newestParts, partPrefix, readUploadMeta, UPLOAD_ID, writeUploadMeta, type UploadMeta } from './upload-folder.js';
 import { isSha256Hex } from '../../wire/content-digest.js';
@@ -169,23 +168,17 @@ export class LocalMultipart implements MultipartUploads {
     }
     const through = this.store.linkOn(key);
     if (through !== undefined) throw new StoreLinkError(key, through);
-    const target = this.store.fileOf(key);
-    const targetDir = dirname(target);
-    await mkdir(targetDir, { recursive: true });
-    const temp = tempFileIn(targetDir);
-    try {
-      const joined = async function* () {
-        for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
-      };
-      const { size, sha256 } = await writeHashed(joined(), temp, this.store.maxObjectSize);
-      // Not the declared bytes: nothing under the key (the temporary file goes); the parts stay, for a corrected completion.
-      if (meta.sha256 !== undefined && sha256 !== meta.sha256) return { outcome: 'mismatch', declared: meta.sha256, received: sha256 };
-      const stored = await storeObject(this.store.root, key, temp, target, { size, sha256 }, meta.uploader, uploadId);
-      await this.abort(key, uploadId);
-      return stored ? { outcome: 'stored', digest: stored } : { outcome: 'exists' };
-    } finally {
-      await unlink(temp).catch(() => undefined);
-    }
+    const joined = async function* () {
+      for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
+    };
+    const outcome = await storeObject(
+      { root: this.store.root, key, target: this.store.fileOf(key), maxSize: this.store.maxObjectSize, uploader: meta.uploader, declared: meta.sha256, uploadId },
+      joined(),
+    );
+    // Not the declared bytes: nothing under the key; the parts stay, for a corrected completion.
+    if (outcome.status === 'mismatch') return { outcome: 'mismatch', declared: outcome.declared, received: outcome.received };
+    await this.abort(key, uploadId);
+    return outcome.status === 'stored' ? { outcome: 'stored', digest: outcome.digest } : { outcome: 'exists' };
   }
 
   /**

@@ -1,12 +1,10 @@
-import { mkdir, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { backendFailure } from '../../errors/index.js';
 import type { ObjectDigest, ObjectInfo } from '../object-store.js';
 import { StoreLinkError, UploadUnderWayError } from './local-store-errors.js';
 import { readNote } from './object-note.js';
 import { storeObject } from './store-object.js';
-import { detachable, tempFileIn, writeHashed, type Detachable } from './write-primitives.js';
+import { detachable, type Detachable } from './write-primitives.js';
 
 /** The backend's name in BACKEND_FAILED's text. */
 export const LOCAL_STORE = 'Local store';
@@ -89,30 +87,26 @@ export class LocalObjectWrites {
   }
 
   private async steps(key: string, file: string, input: Detachable, uploader: string | undefined, declared: string | undefined): Promise<WriteResult> {
-    let temp: string | undefined;
     try {
-      const dir = dirname(file);
       const through = this.store.linkOn(key);
       if (through !== undefined) throw new StoreLinkError(key, through);
       // Taken: refused before a byte is read, unless it may be this uploader's own retry (its note names them).
       const retryOf = this.store.head(key) ? await readNote(this.store.root, key) : undefined;
       if (this.store.head(key) && (retryOf === undefined || retryOf.uploader !== uploader)) return { status: 'exists' };
-      await mkdir(dir, { recursive: true });
-      // The request may have ended while we looked: then no temporary file is made at all.
-      if (input.stream.errored) throw input.stream.errored;
-      temp = tempFileIn(dir);
-      const written = await writeHashed(input.stream, temp, this.store.maxObjectSize);
-      // Not the bytes the address was bound to: the temporary file goes (finally), the key stays free.
-      if (declared !== undefined && written.sha256 !== declared) return { status: 'mismatch', sha256: written.sha256 };
-      if (retryOf) {
-        const same = retryOf.size === written.size && retryOf.sha256 === written.sha256;
-        return same ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date } : { status: 'exists' };
-      }
-      const stored = await storeObject(this.store.root, key, temp, file, written, uploader);
-      return stored ? { status: 'stored', ...stored } : { status: 'exists' };
+      // A retry: answered from the bytes it sent, never stored again (the same bytes: 200; others: taken).
+      const sameAsStored = (written: { size: number; sha256: string }): WriteResult | undefined =>
+        retryOf === undefined
+          ? undefined
+          : retryOf.size === written.size && retryOf.sha256 === written.sha256
+            ? { status: 'same', ...written, uploader, ingestionDate: retryOf.ingestion_date }
+            : { status: 'exists' };
+      const outcome = await storeObject({ root: this.store.root, key, target: file, maxSize: this.store.maxObjectSize, uploader, declared }, input.stream, sameAsStored);
+      if (outcome.status === 'stored') return { status: 'stored', ...outcome.digest };
+      // Not the bytes the address was bound to: nothing stored, the key stays free.
+      if (outcome.status === 'mismatch') return { status: 'mismatch', sha256: outcome.received };
+      return outcome.status === 'settled' ? outcome.answer : outcome;
     } finally {
       input.detach();
-      if (temp !== undefined) await unlink(temp).catch(() => undefined);
     }
   }
 }

@@ -3,7 +3,6 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
-  HeadObjectCommand,
   ListPartsCommand,
   paginateListObjectsV2,
   S3ServiceException,
@@ -23,17 +22,15 @@ import {
   type WriteGuard,
 } from '../object-store.js';
 import { backendCall, backendFailure } from '../../errors/index.js';
-import { uploadMetadata } from './s3-object-metadata.js';
+import { uploaderFrom, uploadMetadata } from './s3-object-metadata.js';
+import { headOrNone } from './s3-responses.js';
 import type { S3Staging } from './s3-staging.js';
+import { ASSEMBLY_ID, MULTIPART_PREFIX, UPLOAD_MARK } from './s3-staging-keys.js';
 
-/**
- * Where uploads in parts are assembled: `.multipart/<real key>/<24 hex digits>`. Not a
- * stored path (a dot name), not a staging key either: nothing but the completion promotes it.
- */
-export const MULTIPART_PREFIX = '.multipart/';
+export { MULTIPART_PREFIX } from './s3-staging-keys.js';
+
 /** The largest object S3 stores (5 TiB): what one upload in parts may carry. */
 export const S3_MAX_OBJECT_BYTES = 5 * 1024 ** 4;
-const ASSEMBLY_ID = /^[0-9a-f]{24}$/;
 
 /**
  * Uploads in parts on S3. Clients PUT the parts straight to S3 (presigned UploadPart) into a
@@ -113,7 +110,25 @@ export class S3Multipart implements MultipartUploads {
 
   async complete(key: string, uploadId: string, parts: readonly CompletedPart[], guard?: WriteGuard): Promise<MultipartCompletion> {
     const { assemblyKey, s3Id } = this.parse(key, uploadId);
-    // Too large for S3: refused before anything is joined, and the parts dropped.
+    // Joined already (a completion cut before its promotion, by a crash or a lost lease): S3 no
+    // longer knows the upload, its joined object is what is promoted.
+    if (!(await this.exists(assemblyKey))) await this.join(key, uploadId, assemblyKey, s3Id, parts);
+    // The joined object stays until the caller has committed the record (then discards it): a
+    // crash in between leaves it for the sweep, which indexes it in seconds (listAssembled).
+    const assembled: StagedUpload = { stagingKey: assemblyKey, key };
+    const promotion = await this.staging.promote(assembled, guard, { keepStaged: true });
+    if (promotion.outcome === 'promoted') return { outcome: 'stored', digest: promotion.digest, assembled };
+    // The assembled object stays: completing again (NoSuchUpload, the object exists) promotes it.
+    if (promotion.outcome === 'interrupted') return { outcome: 'interrupted' };
+    // The joined object carries the declared digest (x-amz-meta-sha256): other bytes were removed, never promoted.
+    if (promotion.outcome === 'mismatch') return promotion;
+    // These very bytes are under the key already (this upload's earlier promotion, cut before its record): kept for the caller.
+    if (promotion.outcome === 'duplicate') return { outcome: 'exists', assembled };
+    return { outcome: 'exists' };
+  }
+
+  /** S3 joins the named parts under the assembly key (too large for S3: refused, and the parts dropped). */
+  private async join(key: string, uploadId: string, assemblyKey: string, s3Id: string, parts: readonly CompletedPart[]): Promise<void> {
     const total = (await this.listParts(key, uploadId)).filter((p) => parts.some((q) => q.partNumber === p.partNumber)).reduce((a, p) => a + p.size, 0);
     if (total > this.maxSize) {
       await this.abort(key, uploadId);
@@ -132,16 +147,20 @@ export class S3Multipart implements MultipartUploads {
       // A completion of this very upload that raced ours may have finished it: then promote.
       if (!(isNoSuchUpload(err) && (await this.exists(assemblyKey)))) throw translate(err, key, 'complete upload');
     }
-    // The joined object stays until the caller has committed the record (then discards it): a
-    // crash in between leaves it for the sweep, which indexes it in seconds (listAssembled).
-    const assembled: StagedUpload = { stagingKey: assemblyKey, key };
-    const promotion = await this.staging.promote(assembled, guard, { keepStaged: true });
-    if (promotion.outcome === 'promoted') return { outcome: 'stored', digest: promotion.digest, assembled };
-    // The assembled object stays: completing again (NoSuchUpload, the object exists) promotes it.
-    if (promotion.outcome === 'interrupted') return { outcome: 'interrupted' };
-    // The joined object carries the declared digest (x-amz-meta-sha256): other bytes were removed, never promoted.
-    if (promotion.outcome === 'mismatch') return promotion;
-    return { outcome: 'exists' };
+  }
+
+  /**
+   * The size of the object under `key` when upload `uploadId`, opened by `uploader`, is what
+   * stored it: its promotion wrote the upload's mark into the object's metadata (UPLOAD_MARK)
+   * with the uploader, whoever promoted it. No SHA-256: the mark is sent before the bytes are
+   * hashed, and it sits on the very object the record was hashed from.
+   */
+  async completedAs(key: string, uploadId: string, uploader?: string): Promise<{ readonly size: number } | undefined> {
+    const m = /^([0-9a-f]{24}):/.exec(uploadId);
+    if (!m || m[1]!.slice(12) !== ownerTag(uploader)) return undefined;
+    const head = await backendCall('S3 store', `HEAD ${key}`, () => headOrNone(this.client, this.bucket, key));
+    if (!head || head.Metadata?.[UPLOAD_MARK] !== m[1] || uploaderFrom(head.Metadata) !== uploader) return undefined;
+    return { size: head.ContentLength ?? 0 };
   }
 
   async abort(key: string, uploadId: string): Promise<void> {
@@ -173,12 +192,7 @@ export class S3Multipart implements MultipartUploads {
   }
 
   private async exists(key: string): Promise<boolean> {
-    try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return true;
-    } catch {
-      return false;
-    }
+    return (await backendCall('S3 store', `HEAD ${key}`, () => headOrNone(this.client, this.bucket, key))) !== undefined;
   }
 }
 

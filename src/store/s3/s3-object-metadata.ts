@@ -35,7 +35,7 @@ export function declaredFrom(metadata: Record<string, string> | undefined): stri
 const INGESTION_DATE = 'ingestion-date';
 
 /** What the object's metadata says of its ingestion, when it says (set by promotion). */
-export function ingestionDateFrom(metadata: Record<string, string> | undefined): string | undefined {
+export function ingestionDateFrom(metadata: Readonly<Record<string, string>> | undefined): string | undefined {
   const value = metadata?.[INGESTION_DATE];
   return value !== undefined && parseDateTime(value) !== undefined ? value : undefined;
 }

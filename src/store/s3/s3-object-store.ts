@@ -3,7 +3,6 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
-  HeadObjectCommand,
   paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
@@ -14,7 +13,7 @@ import { digestOf, type ReadPace } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { ObjectDigest, ObjectInfo, ObjectStore } from '../object-store.js';
 import { ingestionDateFrom, uploaderFrom, uploadMetadata } from './s3-object-metadata.js';
-import { isNotFound } from './s3-responses.js';
+import { headOrNone } from './s3-responses.js';
 import { S3Staging } from './s3-staging.js';
 import { STAGING_PREFIX, stagingKeyFor } from './s3-staging-keys.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
@@ -63,10 +62,7 @@ export class S3ObjectStore implements ObjectStore {
 
   head(key: string): Promise<ObjectInfo | undefined> {
     return backendCall('S3 store', `HEAD ${key}`, async () => {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key })).catch((err: unknown) => {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      });
+      const out = await headOrNone(this.client, this.location.bucket, key);
       return out && { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
     });
   }

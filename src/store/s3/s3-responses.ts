@@ -1,4 +1,4 @@
-import { S3ServiceException } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, S3ServiceException, type HeadObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
 
 /** A HEAD or GET answered: no such object. */
 export function isNotFound(err: unknown): boolean {
@@ -10,4 +10,14 @@ export function conditionStatus(err: unknown): 412 | 409 | undefined {
   if (!(err instanceof S3ServiceException)) return undefined;
   const status = err.$metadata.httpStatusCode;
   return status === 412 || status === 409 ? status : undefined;
+}
+
+/** HEAD of one object: its headers, or undefined when there is none (any other failure is thrown). */
+export async function headOrNone(client: S3Client, bucket: string, key: string): Promise<HeadObjectCommandOutput | undefined> {
+  try {
+    return await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }

@@ -10,6 +10,14 @@ import type { StagedUpload } from '../object-store.js';
 export const STAGING_PREFIX = '.staging/';
 const STAGING_ID = /^[0-9a-f]{24}$/;
 
+/**
+ * Where uploads in parts are assembled: `.multipart/<real key>/<24 hex digits>` (the id's
+ * suffix: s3-multipart.ts). Not a stored path (a dot name), not a staging key either: nothing
+ * but the completion, or the sweep of one cut by a crash, promotes it.
+ */
+export const MULTIPART_PREFIX = '.multipart/';
+export const ASSEMBLY_ID = /^[0-9a-f]{24}$/;
+
 export function stagingKeyFor(key: string): string {
   return `${STAGING_PREFIX}${key}/${randomBytes(12).toString('hex')}`;
 }
@@ -41,4 +49,18 @@ export const COPIED_FROM = 'sdc-copied-from';
  */
 export function copiedFrom(etag: string | undefined): Record<string, string> {
   return etag?.includes('-') ? { [COPIED_FROM]: etag } : {};
+}
+
+/**
+ * Metadata of an object promoted from an upload in parts: the 24 hex digits of its upload id
+ * (its assembly key's suffix), so that a completion of that upload sent again finds the object
+ * it stored (S3Multipart.completedAs), whoever promoted it (the completion, the sweep).
+ */
+export const UPLOAD_MARK = 'sdc-upload';
+
+/** UPLOAD_MARK for an object promoted from `stagingKey`: only when that is an upload in parts' joined object. */
+export function uploadMark(stagingKey: string): Record<string, string> {
+  if (!stagingKey.startsWith(MULTIPART_PREFIX)) return {};
+  const suffix = stagingKey.slice(stagingKey.lastIndexOf('/') + 1);
+  return ASSEMBLY_ID.test(suffix) ? { [UPLOAD_MARK]: suffix } : {};
 }

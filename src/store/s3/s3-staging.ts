@@ -5,9 +5,8 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
-  HeadObjectCommand,
-  paginateListObjectsV2,
   PutObjectCommand,
+  type GetObjectCommandOutput,
   type HeadObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -15,16 +14,20 @@ import { backendCall, backendStream } from '../../errors/index.js';
 import { digestOf } from '../../wire/content-digest.js';
 import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
-import { declaredFrom, promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
+import { declaredFrom, ingestionDateFrom, promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { checkedBody } from './checked-body.js';
-import { conditionStatus, isNotFound } from './s3-responses.js';
+import { conditionStatus, headOrNone, isNotFound } from './s3-responses.js';
 import { copyInParts, copyPartSize } from './s3-part-copy.js';
-import { COPIED_FROM, copiedFrom, STAGING_PREFIX, stagedUploadOf } from './s3-staging-keys.js';
+import { COPIED_FROM, copiedFrom, stagedUploadOf, uploadMark } from './s3-staging-keys.js';
+import { stagedUnder } from './s3-staged-listing.js';
 import { S3_MAX_PUT_BYTES } from './s3-url.js';
 import { backoffDelay, sleep } from '../../concurrency/backoff.js';
 import { ingestionStamp } from '../../wire/instant.js';
 
 export { copyPartSize } from './s3-part-copy.js';
+
+/** What a promotion reads of the staged object's headers (from its GET, or a HEAD). */
+type StagedHeaders = Pick<HeadObjectCommandOutput, 'ContentLength' | 'ETag' | 'Metadata'>;
 
 class Interrupted extends Error {
   override name = 'Interrupted';
@@ -34,9 +37,9 @@ class Interrupted extends Error {
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /**
- * Staged uploads on S3. The caller (src/service/staged-uploads.ts) holds the name's lease in
- * the catalog, so no other promotion writes the name meanwhile; the promotion checks the real
- * key is free (HEAD) and writes it:
+ * Staged uploads on S3, and the store's half of a promotion (step 4 of src/service/promotion.ts,
+ * whose caller holds the name's lease in the catalog, so no other promotion writes the name
+ * meanwhile): the promotion writes the real key only if it is free:
  *
  * - up to `maxPutBytes` (5 GiB, S3's limit on one PutObject): the staged bytes are streamed
  *   once from S3 back into a `PutObject` of the real key with `If-None-Match: *`, hashed on
@@ -64,40 +67,52 @@ export class S3Staging implements StagingArea {
 
   /** In key order; the uploads of one name (adjacent in the listing) oldest first. */
   listStaged(key?: string): AsyncIterable<StagedUpload> {
-    return backendStream('S3 store', 'list staged', () => this.listStagedUnder(key));
-  }
-
-  private async *listStagedUnder(key?: string): AsyncIterable<StagedUpload> {
-    const prefix = key === undefined ? STAGING_PREFIX : `${STAGING_PREFIX}${key}/`;
-    let group: { upload: StagedUpload; at: number }[] = [];
-    const flush = function* () {
-      group.sort((a, b) => a.at - b.at);
-      for (const { upload, at } of group) yield { ...upload, storedAt: new Date(at) };
-      group = [];
-    };
-    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: prefix })) {
-      for (const object of page.Contents ?? []) {
-        const upload = object.Key === undefined ? undefined : stagedUploadOf(object.Key);
-        if (!upload || (key !== undefined && upload.key !== key)) continue;
-        if (group.length > 0 && group[0]!.upload.key !== upload.key) yield* flush();
-        group.push({ upload, at: object.LastModified?.getTime() ?? 0 });
-      }
-    }
-    yield* flush();
+    return backendStream('S3 store', 'list staged', () => stagedUnder(this.client, this.bucket, key));
   }
 
   promote(upload: StagedUpload, guard?: WriteGuard, options: PromoteOptions = {}): Promise<Promotion> {
     return backendCall('S3 store', `promote ${upload.key}`, () => this.promoteOnce(upload, guard, options));
   }
 
+  /**
+   * The lease held: the staged object's GET tells its size and metadata (no HEAD before it) and,
+   * up to maxPutBytes, its bytes go straight into the conditional PUT, whose 412 is what says
+   * the name is taken (no HEAD of the name first: docs/performance.md, "Fewer requests per
+   * upload"). Not held (NOT_HELD, an expired lease): only the HEADs, to settle a loser; nothing is written.
+   */
   private async promoteOnce(upload: StagedUpload, guard: WriteGuard | undefined, options: PromoteOptions): Promise<Promotion> {
     const keep = options.keepStaged === true;
+    if (guard && !(await guard.stillHeld())) return this.settleUnheld(upload, keep);
+    const source = await this.getStaged(upload);
+    if (!source) return { outcome: 'absent' };
+    if ((source.ContentLength ?? 0) <= this.maxPutBytes) return this.putPromote(upload, source, guard, keep);
+    (source.Body as Readable).destroy();
+    // Larger: copied in parts, which RGW 16 completes whatever is stored; the name is looked at first.
+    const stored = await this.headOf(upload.key);
+    if (stored) return this.lost(upload, stored, source, keep);
+    return this.copyPromote(upload, source, guard, keep);
+  }
+
+  /** Without the lease: `duplicate` or `refused` when the name holds an object, `absent` when the upload is gone, else `interrupted`. */
+  private async settleUnheld(upload: StagedUpload, keep: boolean): Promise<Promotion> {
     const source = await this.headOf(upload.stagingKey);
     if (!source) return { outcome: 'absent' };
     const stored = await this.headOf(upload.key);
-    if (stored) return this.lost(upload, stored, source, keep);
-    if (guard && !(await guard.stillHeld())) return { outcome: 'interrupted' };
-    return (source.ContentLength ?? 0) <= this.maxPutBytes ? this.putPromote(upload, guard, keep) : this.copyPromote(upload, source, guard, keep);
+    return stored ? this.lost(upload, stored, source, keep) : { outcome: 'interrupted' };
+  }
+
+  /** The staged object, its body not yet read; undefined when it is gone. */
+  private async getStaged(upload: StagedUpload): Promise<GetObjectCommandOutput | undefined> {
+    try {
+      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: upload.stagingKey }));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  writtenByPromotion(metadata: Readonly<Record<string, string>>): boolean {
+    return ingestionDateFrom(metadata) !== undefined;
   }
 
   discard(upload: StagedUpload): Promise<void> {
@@ -115,24 +130,15 @@ export class S3Staging implements StagingArea {
     return { outcome: same ? 'duplicate' : 'refused' };
   }
 
-  private async headOf(key: string): Promise<HeadObjectCommandOutput | undefined> {
-    try {
-      return await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+  private headOf(key: string): Promise<HeadObjectCommandOutput | undefined> {
+    return headOrNone(this.client, this.bucket, key);
   }
 
-  /** One streamed, conditional PutObject of the staged bytes, hashed on the way. */
-  private async putPromote(upload: StagedUpload, guard: WriteGuard | undefined, keep: boolean, attempt = 1): Promise<Promotion> {
-    let source;
-    try {
-      source = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: upload.stagingKey }));
-    } catch (err) {
-      if (isNotFound(err)) return { outcome: 'absent' };
-      throw err;
-    }
+  /**
+   * One streamed, conditional PutObject of the staged bytes (`source`, a GET not yet read),
+   * hashed on the way. A 412 says the name holds an object: then its HEAD settles this upload.
+   */
+  private async putPromote(upload: StagedUpload, source: GetObjectCommandOutput, guard: WriteGuard | undefined, keep: boolean, attempt = 1): Promise<Promotion> {
     const body = source.Body as Readable;
     const uploader = uploaderFrom(source.Metadata);
     const declared = declaredFrom(source.Metadata);
@@ -158,7 +164,7 @@ export class S3Staging implements StagingArea {
           ContentLength: source.ContentLength ?? 0,
           IfNoneMatch: '*',
           ContentType: storedMediaType(upload.key),
-          Metadata: { ...promotedMetadata(uploader, ingestionDate), ...copiedFrom(source.ETag) },
+          Metadata: { ...promotedMetadata(uploader, ingestionDate), ...copiedFrom(source.ETag), ...uploadMark(upload.stagingKey) },
         }),
         { abortSignal: cut.signal },
       );
@@ -172,7 +178,8 @@ export class S3Staging implements StagingArea {
         // Another conditional write to the key is in flight; its outcome decides ours.
         await sleep(backoffDelay({ baseDelayMs: 100, maxDelayMs: 400, jitter: false }, attempt - 1));
         if (guard && !(await guard.stillHeld())) return { outcome: 'interrupted' };
-        return this.putPromote(upload, guard, keep, attempt + 1);
+        const again = await this.getStaged(upload);
+        return again ? this.putPromote(upload, again, guard, keep, attempt + 1) : { outcome: 'absent' };
       }
       const stored = await this.headOf(upload.key);
       if (!stored) throw err;
@@ -194,7 +201,7 @@ export class S3Staging implements StagingArea {
    * the copy's upload (no part is left), and the staged object stays unless the key was
    * found taken.
    */
-  private async copyPromote(upload: StagedUpload, source: HeadObjectCommandOutput, guard: WriteGuard | undefined, keep: boolean): Promise<Promotion> {
+  private async copyPromote(upload: StagedUpload, source: StagedHeaders, guard: WriteGuard | undefined, keep: boolean): Promise<Promotion> {
     const size = source.ContentLength ?? 0;
     const uploader = uploaderFrom(source.Metadata);
     const declared = declaredFrom(source.Metadata);
@@ -206,7 +213,7 @@ export class S3Staging implements StagingArea {
     }
     const ingestionDate = ingestionStamp();
     const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, ContentType: storedMediaType(upload.key), Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '' } }),
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, ContentType: storedMediaType(upload.key), Metadata: { ...promotedMetadata(uploader, ingestionDate), [COPIED_FROM]: source.ETag ?? '', ...uploadMark(upload.stagingKey) } }),
     );
     const uploadId = created.UploadId;
     if (!uploadId) throw new Error('S3 answered CreateMultipartUpload without an upload id');
@@ -224,8 +231,8 @@ export class S3Staging implements StagingArea {
         partSize: copyPartSize(size, this.maxPutBytes),
         beforeEachPart: held,
       });
-      // Right before the object appears under the real key: still ours, and still free.
-      await held();
+      // Right before the object appears under the real key: still ours (renewed now: RGW 16 guards nothing here), and still free.
+      if (guard && !(await (guard.renewedNow ? guard.renewedNow() : guard.stillHeld()))) throw new Interrupted();
       const stored = await this.headOf(upload.key);
       if (stored) {
         await abort();

@@ -17,6 +17,8 @@ describe('which failures are a dependency down (503 with Retry-After), and whose
     ['SQLite locked past busy_timeout', backendFailure('SQLite catalog', 'insert', driverError('database is locked', { code: 'SQLITE_BUSY' })), 'SDC_CATALOG_BUSY'],
     ['S3 unreachable', driverError('connect ECONNREFUSED', { code: 'ECONNREFUSED', $metadata: { attempts: 3 } }), 'SDC_STORE_UNAVAILABLE'],
     ['S3 answering 503 SlowDown', driverError('Please reduce your request rate.', { name: 'SlowDown', $metadata: { httpStatusCode: 503 } }), 'SDC_STORE_UNAVAILABLE'],
+    ['no S3 credentials from any provider', backendFailure('S3 store', 'HEAD', driverError('Could not load credentials from any providers', { name: 'CredentialsProviderError' })), 'SDC_STORE_UNAVAILABLE'],
+    ['S3 refusing the key itself (revoked, rotated)', driverError('The AWS Access Key Id you provided does not exist in our records.', { name: 'InvalidAccessKeyId', $metadata: { httpStatusCode: 403 } }), 'SDC_STORE_UNAVAILABLE'],
     ['S3 failure wrapped by the store', backendFailure('S3 store', 'list', driverError('socket hang up', { code: 'ECONNRESET', $metadata: {} })), 'SDC_STORE_UNAVAILABLE'],
   ])('%s', (_label, err, code) => {
     const answered = unavailableError(err);

@@ -1,0 +1,261 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { runPool } from '../src/concurrency/run-pool.js';
+import { IMAP_MISSION } from '../src/mission/index.js';
+import { Instance } from '../test/faults/fault-world.js';
+import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL } from '../test/helpers/backends.js';
+import { SDC_BIN } from '../test/helpers/child-server.js';
+import { freePort } from '../test/helpers/free-port.js';
+import { testSchema } from '../test/helpers/postgres-test-schema.js';
+import { RGW_ACCESS_KEY, RGW_SECRET_KEY, startRgw } from '../test/helpers/rgw.js';
+import { notifyBucket } from '../test/helpers/rgw-topics.js';
+import { writeCampaignFiles } from './lib/campaign-files.js';
+import { runSdc } from './lib/child-server.js';
+import { LockSampler } from './lib/lock-sampler.js';
+import { fmt, percentile, table } from './lib/stats.js';
+
+const COUNTER = new URL('./lib/count-requests.mjs', import.meta.url).pathname;
+
+/** The instances' counts so far (lib/count-requests.mjs), summed over their processes. */
+async function countsIn(dir: string): Promise<{ s3: Record<string, number>; pg: Record<string, number> }> {
+  const sum = { s3: {} as Record<string, number>, pg: {} as Record<string, number> };
+  for (const name of await readdir(dir)) {
+    const one = JSON.parse(await readFile(join(dir, name), 'utf8')) as typeof sum;
+    for (const part of ['s3', 'pg'] as const) for (const [k, n] of Object.entries(one[part])) sum[part][k] = (sum[part][k] ?? 0) + n;
+  }
+  return sum;
+}
+
+/** Per file, between two counts: the total, then each kind, largest first. */
+function perFile(before: Record<string, number>, after: Record<string, number>, files: number): string {
+  const rows = Object.entries(after).map(([k, n]) => [k, (n - (before[k] ?? 0)) / files] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((s, [, n]) => s + n, 0);
+  return `${fmt(total, 2)} (${rows.map(([k, n]) => `${k} ${fmt(n, 2)}`).join('; ')})`;
+}
+
+/**
+ * A reprocessing campaign through the production shape (docs/performance.md, "A reprocessing
+ * campaign"): Ceph RGW + PostgreSQL + two `sdc serve`, the bucket's notifications to instance A
+ * (`topic`: RGW's synchronous push, or its persistent queue). `uploaders` × `sdc upload --jobs
+ * jobs` send new versions of seeded products while two harvesters follow /changes and four
+ * clients loop over six selective searches. Measured in the same run: raw PUTs/s straight to
+ * RGW at the same concurrency and sizes (the store's limit), acknowledgement → visible in
+ * /changes for every file and in /query for a sample, the searches' p99 during ÷ idle, client
+ * errors, and how long commits hold the change log's lock.
+ */
+export interface CampaignOptions {
+  readonly files: number;
+  readonly uploaders: number;
+  readonly jobs: number;
+  readonly topic: 'sync' | 'persistent';
+  /** Records `sdc seed` puts in the catalog first (what the searches search). */
+  readonly seed: number;
+  /** Count the instances' S3 requests and PostgreSQL statements per acknowledged file (lib/count-requests.mjs). */
+  readonly countRequests?: boolean;
+}
+
+const TOKEN = 'campaign-events-token';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const say = (line: string) => console.error(`campaign ${new Date().toISOString().slice(11, 19)}: ${line}`);
+
+/** Six selective searches over the seeded records, a fresh value each round. */
+function search(i: number): string {
+  const month = new Date(Date.UTC(2020, i % 24, 1));
+  const ym = `${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+  const instrument = IMAP_MISSION.instruments[i % IMAP_MISSION.instruments.length]!;
+  const level = IMAP_MISSION.dataLevels[i % IMAP_MISSION.dataLevels.length]!;
+  return [
+    `/query?instrument=${instrument}&data_level=${level}&start_date=${ym}01&end_date=${ym}28`,
+    `/query?descriptor=${['sci', 'burst', 'hk', 'cal'][i % 4]}&start_date=${ym}01&end_date=${ym}03`,
+    `/query?instrument=${instrument}&start_date=${ym}10&end_date=${ym}10`,
+    `/query?version=latest&instrument=${instrument}&data_level=${level}&start_date=${ym}01&end_date=${ym}28`,
+    `/coverage?instrument=${instrument}&data_level=${level}&start_date=${ym}01&end_date=${ym}28`,
+    `/query?ingestion_start_date=2025-01-0${1 + (i % 5)}T00:00:00Z&ingestion_end_date=2025-01-0${1 + (i % 5)}T00:05:00Z`,
+  ][i % 6]!;
+}
+
+
+export async function benchCampaign(options: CampaignOptions): Promise<string> {
+  if (!HAVE_PRODUCTION_BACKENDS) return `not measured: ${PRODUCTION_BACKENDS_LABEL}.`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'sdc-campaign-'));
+  const rgw = await startRgw();
+  const schema = testSchema();
+  // The instances' connections named, so that the lock sampler counts theirs only (lock-sampler.ts).
+  const applicationName = `sdc-campaign-${schema.schema}`;
+  const catalogUrl = new URL(schema.url);
+  catalogUrl.searchParams.set('application_name', applicationName);
+  const instances: Instance[] = [];
+  try {
+    const { groups, bytes } = await writeCampaignFiles(dataDir, options.files, options.uploaders);
+    const concurrency = options.uploaders * options.jobs;
+    say(`${options.files} files written; raw PUTs to RGW`);
+
+    // The store's limit: the same files PUT straight to RGW, as many at once.
+    const rawBucket = await rgw.createBucket();
+    const rawStart = performance.now();
+    await runPool(groups.flat(), concurrency, async (path) => {
+      // Read whole (10-200 KB): a stream body makes the SDK send aws-chunked trailers RGW does not take.
+      await rgw.client.send(new PutObjectCommand({ Bucket: rawBucket, Key: path, Body: await readFile(join(dataDir, path)) }));
+    });
+    const rawPerSecond = options.files / ((performance.now() - rawStart) / 1000);
+
+    const bucket = await rgw.createBucket();
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      AWS_ACCESS_KEY_ID: RGW_ACCESS_KEY,
+      AWS_SECRET_ACCESS_KEY: RGW_SECRET_KEY,
+      SDC_HOME: dataDir,
+      SDC_CATALOG: catalogUrl.toString(),
+      SDC_STORE: rgw.storeUrl(bucket),
+      SDC_EVENTS_TOKEN: TOKEN,
+      SDC_RATE_LIMIT: '0',
+      SDC_LOG_LEVEL: 'info', // Instance.start waits for the 'Server listening at' line
+      SDC_REQUIRE_KEYS: 'false',
+    };
+    const countDir = join(dataDir, 'counts');
+    if (options.countRequests) await mkdir(countDir);
+    // With SDC_BENCH_CPU_PROF=<dir> set too, each instance writes a CPU profile there when it stops (lib/count-requests.mjs).
+    const profile = process.env.SDC_BENCH_CPU_PROF ? { SDC_BENCH_CPU_PROF: process.env.SDC_BENCH_CPU_PROF } : {};
+    const instanceEnv = options.countRequests ? { ...env, NODE_OPTIONS: `--import ${COUNTER}`, SDC_BENCH_COUNTS: countDir, ...profile } : env;
+    say(`raw: ${fmt(rawPerSecond, 1)} PUTs/s; seeding ${options.seed} records`);
+    await runSdc(['seed', '--count', String(options.seed), '--catalog', catalogUrl.toString(), '--create'], env);
+    for (const name of ['A', 'B']) instances.push(new Instance(name, await freePort(), instanceEnv));
+    for (const instance of instances) await instance.start();
+    await notifyBucket(rgw.endpoint, rgw.client, bucket, `${instances[0]!.url}/events/s3?token=${TOKEN}`, { persistent: options.topic === 'persistent' });
+
+    say('two instances listening; searches idle for 15 s');
+    let phase: 'idle' | 'campaign' | 'done' = 'idle';
+    const latencies = { idle: [] as number[], campaign: [] as number[] };
+    /** Requests of the searchers, harvesters and prober that failed (a reset or refused connection): counted, tried again. */
+    let searchErrors = 0;
+    const searchers = Array.from({ length: 4 }, async (_, k) => {
+      for (let i = k; phase !== 'done'; i += 4) {
+        const at = phase;
+        const t0 = performance.now();
+        // A connection reset (a busy instance closing a kept-alive connection) is counted, not fatal to the run.
+        const ok = await fetch(`${instances[i % 2]!.url}${search(i)}`)
+          .then(async (res) => (await res.arrayBuffer(), res.ok))
+          .catch(() => false);
+        if (!ok) searchErrors++;
+        else if (at === phase) latencies[at].push(performance.now() - t0);
+      }
+    });
+    await sleep(15_000);
+
+    // The campaign: acknowledgement times from each uploader's stdout (one stored path per line).
+    const acknowledged = new Map<string, number>();
+    const inChanges = new Map<string, number>();
+    const inQuery = new Map<string, number>();
+    let clientErrors = 0;
+    const harvesters = instances.map(async (instance) => {
+      let after = 0;
+      while (phase !== 'done') {
+        const entries = await fetch(`${instance.url}/changes?after=${after}&limit=1000`)
+          .then(async (res) => (res.status === 200 ? ((await res.json()) as { id: number; file_path: string }[]) : (await res.arrayBuffer(), [])))
+          .catch(() => (searchErrors++, []));
+        const now = performance.now();
+        for (const e of entries) if (!inChanges.has(e.file_path)) inChanges.set(e.file_path, now);
+        after = entries.at(-1)?.id ?? after;
+        if (entries.length < 1000) await sleep(100);
+      }
+    });
+    /** Every tenth acknowledged file, asked for by name until /query finds it. */
+    const probes: Promise<void>[] = [];
+    const probe = async (path: string) => {
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      for (let i = 0; phase !== 'done'; i++) {
+        const found = await fetch(`${instances[i % 2]!.url}/query?file_path=${name}`)
+          .then(async (res) => res.status === 200 && ((await res.json()) as unknown[]).length === 1)
+          .catch(() => (searchErrors++, false));
+        if (found) return void inQuery.set(path, performance.now());
+        await sleep(50);
+      }
+    };
+    const sampler = new LockSampler(schema.url, applicationName);
+    sampler.start();
+    phase = 'campaign';
+    say('campaign started');
+    const countsBefore = options.countRequests ? await countsIn(countDir) : undefined;
+    const started = performance.now();
+    await Promise.all(
+      groups.map(
+        (paths, u) =>
+          new Promise<void>((resolve) => {
+            const child = spawn(process.execPath, [SDC_BIN, 'upload', '--jobs', String(options.jobs), '--quiet', '--url', instances[u % 2]!.url, '--data-dir', dataDir, ...paths], {
+              env: { PATH: process.env.PATH },
+              cwd: dataDir,
+              stdio: ['ignore', 'pipe', 'pipe'],
+            });
+            createInterface({ input: child.stdout }).on('line', (line) => {
+              const path = line.trim();
+              acknowledged.set(path, performance.now());
+              if (acknowledged.size % 10 === 0) probes.push(probe(path));
+            });
+            createInterface({ input: child.stderr }).on('line', (line) => {
+              if (!/failed|error/i.test(line)) return;
+              if (clientErrors++ < 3) say(`uploader ${u}: ${line}`);
+            });
+            child.on('close', () => resolve());
+          }),
+      ),
+    );
+    const lastAck = performance.now();
+    for (const instance of instances) for (const line of instance.logs.filter((l) => l.includes('"level":50')).slice(0, 2)) say(`${instance.name} logged: ${line.slice(0, 1500)}`);
+    say(`${acknowledged.size} acknowledged; waiting for /changes`);
+    const filesPerSecond = acknowledged.size / ((lastAck - started) / 1000);
+    // Every acknowledged file in /changes, or 60 s after the last acknowledgement.
+    while ([...acknowledged.keys()].some((p) => !inChanges.has(p)) && performance.now() - lastAck < 60_000) await sleep(200);
+    await Promise.race([Promise.all(probes), sleep(15_000)]);
+    const lock = await sampler.stop();
+    const commitsPerSecond = acknowledged.size / ((lastAck - started) / 1000);
+    phase = 'done';
+    // After every file was seen in /changes (or 60 s): the promotions and their records are all counted.
+    const countsAfter = options.countRequests ? await countsIn(countDir) : undefined;
+    await Promise.all([...searchers, ...harvesters, ...probes]);
+
+    const lag = (seen: Map<string, number>) =>
+      [...acknowledged].filter(([p]) => seen.has(p)).map(([p, t]) => Math.max(0, seen.get(p)! - t) / 1000).sort((a, b) => a - b);
+    const changesLag = lag(inChanges);
+    const queryLag = lag(inQuery);
+    const unseen = [...acknowledged.keys()].filter((p) => !inChanges.has(p)).length;
+    const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
+    const ratio = filesPerSecond / rawPerSecond;
+    const searchRatio = p99(latencies.campaign) / p99(latencies.idle);
+    return [
+      `${options.files} files (${fmt(bytes / 2 ** 20, 0)} MiB, 10-200 KB), ${options.uploaders} uploaders × \`sdc upload --jobs ${options.jobs}\` through two instances on RGW + PostgreSQL (${options.seed} records seeded), the bucket's topic ${options.topic === 'persistent' ? 'persistent (RGW queues, answers the PUT first)' : 'synchronous (RGW pushes before it answers the PUT)'}.`,
+      '',
+      table(
+        ['figure', 'value', 'goal', 'met'],
+        [
+          ['end-to-end files/s ÷ raw PUTs/s to RGW', `${fmt(filesPerSecond, 1)} ÷ ${fmt(rawPerSecond, 1)} = **${fmt(ratio)}**`, '≥ 0.5', ratio >= 0.5 ? 'yes' : 'no'],
+          ['acknowledged → in /changes, p50 / p99 / max (s)', `${fmt(percentile(changesLag, 50))} / ${fmt(percentile(changesLag, 99))} / ${fmt(changesLag.at(-1) ?? NaN)}`, 'p99 ≤ 2, max ≤ 15', percentile(changesLag, 99) <= 2 && (changesLag.at(-1) ?? Infinity) <= 15 ? 'yes' : 'no'],
+          [`acknowledged → in /query (every 10th: ${queryLag.length}), p50 / p99 / max (s)`, `${fmt(percentile(queryLag, 50))} / ${fmt(percentile(queryLag, 99))} / ${fmt(queryLag.at(-1) ?? NaN)}`, 'p99 ≤ 2, max ≤ 15', percentile(queryLag, 99) <= 2 && (queryLag.at(-1) ?? Infinity) <= 15 ? 'yes' : 'no'],
+          ['acknowledged / not in /changes 60 s after the last', `${acknowledged.size} / ${unseen}`, 'all visible', unseen === 0 && acknowledged.size === options.files ? 'yes' : 'no'],
+          ['searches p99 during ÷ idle (ms)', `${fmt(p99(latencies.campaign), 1)} ÷ ${fmt(p99(latencies.idle), 1)} = **${fmt(searchRatio)}** (${latencies.campaign.length} and ${latencies.idle.length} searches)`, '≤ 3', searchRatio <= 3 ? 'yes' : 'no'],
+          ['client errors after retries (stderr lines); reads failed (searches, harvesters, prober)', `${clientErrors}; ${searchErrors}`, '0', clientErrors === 0 && searchErrors === 0 ? 'yes' : 'no'],
+          [
+            'change-log lock held per commit, p50 / p99 (ms; sampled every ' + fmt(lock.intervalMs, 2) + ' ms)',
+            `${fmt(lock.p50Ms, 2)} / ${fmt(lock.p99Ms, 2)} (${lock.holders} holds seen); busy ${fmt(lock.busy * 100, 1)} % at ${fmt(commitsPerSecond, 1)} commits/s → mean ${fmt((lock.busy / commitsPerSecond) * 1000, 2)} ms`,
+            'a ceiling far above the load',
+            `ceiling ≈ ${fmt(commitsPerSecond / Math.max(lock.busy, 1e-9), 0)} commits/s`,
+          ],
+          ...(countsBefore && countsAfter
+            ? [
+                ['S3 requests per acknowledged file, both instances (sweeps\' LISTs included)', perFile(countsBefore.s3, countsAfter.s3, acknowledged.size), 'fewer', '–'],
+                ['PostgreSQL statements per acknowledged file, both instances (searches, harvesters, prober included)', perFile(countsBefore.pg, countsAfter.pg, acknowledged.size), 'fewer', '–'],
+              ]
+            : []),
+        ],
+      ),
+    ].join('\n');
+  } finally {
+    await Promise.all(instances.map((i) => i.kill('SIGTERM')));
+    await rgw.stop();
+    await schema.drop().catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
