@@ -180,22 +180,7 @@ for (const metadata of ['hidden', 'public'] as const) {
         expect((await get(who, `/v0/download/${TEAM}`)).status).toBe(who !== 'none' ? 302 : metadata === 'hidden' ? 404 : 403);
       });
     }
-
-    it('a hidden file answers as fast as an absent name (within noise)', async () => {
-      const time = async (path: string) => {
-        const t0 = performance.now();
-        await (await get('none', `/download/${path}`)).text();
-        return performance.now() - t0;
-      };
-      const hidden: number[] = [];
-      const absent: number[] = [];
-      for (let i = 0; i < 30; i++) {
-        hidden.push(await time(TEAM));
-        absent.push(await time(ABSENT));
-      }
-      const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
-      expect(median(hidden)).toBeLessThanOrEqual(median(absent) * 1.5 + 2);
-    });
+    // Whether the two 404s take the same time is measured by `npm run bench -- --only hidden`, not timed here.
   });
 }
 
