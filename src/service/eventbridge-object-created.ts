@@ -1,4 +1,4 @@
-import type { CreatedObject } from './s3-notification.js';
+import { eventTimeOf, type CreatedObject } from './s3-notification.js';
 
 /**
  * The EventBridge form of an S3 event: `{"source": "aws.s3", "detail-type": "Object
@@ -8,6 +8,7 @@ import type { CreatedObject } from './s3-notification.js';
 interface EventBridgeEvent {
   source?: unknown;
   'detail-type'?: unknown;
+  time?: unknown;
   detail?: { bucket?: { name?: unknown }; object?: { key?: unknown } };
 }
 
@@ -20,5 +21,6 @@ export function eventBridgeObjects(event: unknown): { created: CreatedObject[]; 
   const key = e.detail?.object?.key;
   const bucket = e.detail?.bucket?.name;
   if (e['detail-type'] !== 'Object Created' || typeof key !== 'string' || typeof bucket !== 'string') return { created: [], ignored: 1 };
-  return { created: [{ bucket, key }], ignored: 0 };
+  const eventTime = eventTimeOf(e.time);
+  return { created: [{ bucket, key, ...(eventTime ? { eventTime } : {}) }], ignored: 0 };
 }

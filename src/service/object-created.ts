@@ -4,6 +4,8 @@ import { ingest } from './ingest.js';
 import { isS3Notification, s3NotificationObjects, type CreatedObject } from './s3-notification.js';
 import type { ServiceContext } from './service-context.js';
 import { promoteUpload } from './promotion.js';
+import type { StagedUpload } from '../store/index.js';
+import { SWEEP_MIN_AGE_MS } from './ingest-sweep.js';
 
 /** What became of each object an event announced. */
 export interface ObjectCreatedReport {
@@ -54,16 +56,29 @@ async function recordedOrBeingRecorded(ctx: ServiceContext, key: string, metadat
 }
 
 /**
+ * A late event of an upload (created more than SWEEP_MIN_AGE_MS ago, by the store's clock) that
+ * the sweep or a request for its name has promoted already: the name has a record and the
+ * staging key holds nothing. One statement and one HEAD tell it, where a promotion would take the
+ * name's lease, GET the gone upload, HEAD the name and read its record. A persistent topic
+ * delivers most events that late (docs/performance.md, "double promotions"). A loser still
+ * waiting is settled by the promotion, as ever; a timely event goes straight to it.
+ */
+async function promotedAlready(ctx: ServiceContext, upload: StagedUpload, eventTime: Date | undefined): Promise<boolean> {
+  if (eventTime === undefined || Date.now() - eventTime.getTime() < SWEEP_MIN_AGE_MS) return false;
+  return (await ctx.catalog.has(upload.key)) && !(await ctx.store.staging!.isWaiting(upload));
+}
+
+/**
  * Indexes the objects an event announced, through the one idempotent ingest. An
  * object is looked up in the store first, so only bytes this service holds are indexed.
  */
 export async function ingestCreatedObjects(ctx: ServiceContext, created: readonly CreatedObject[], ignored = 0): Promise<ObjectCreatedReport> {
   const report: ObjectCreatedReport = { indexed: [], exists: [], skipped: [], absent: [], refused: [], deferred: [], ignored };
-  for (const { key, metadata } of created) {
+  for (const { key, metadata, eventTime } of created) {
     // An upload under a staging key: promoted to its name unless that holds a file already.
     const staged = ctx.store.staging?.stagedUpload(key);
     if (staged) {
-      report[await promoteUpload(ctx, staged)].push(staged.key);
+      report[(await promotedAlready(ctx, staged, eventTime)) ? 'exists' : await promoteUpload(ctx, staged)].push(staged.key);
       continue;
     }
     // A key that can never be a stored path (`..`, empty or dot segments, NUL, a name that

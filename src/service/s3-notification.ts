@@ -12,10 +12,20 @@ export interface CreatedObject {
    * (Ceph RGW's extension: `s3.object.metadata`, a list of `{key, val}`; Amazon S3 sends none).
    */
   readonly metadata?: Readonly<Record<string, string>>;
+  /** When the store says the object was created (`eventTime`; EventBridge's `time`), when the event carries a valid one. */
+  readonly eventTime?: Date;
+}
+
+/** An event's ISO 8601 time as a Date; undefined when absent or not a time. */
+export function eventTimeOf(value: unknown): Date | undefined {
+  if (typeof value !== 'string') return undefined;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? undefined : time;
 }
 
 interface NotificationRecord {
   eventName?: unknown;
+  eventTime?: unknown;
   s3?: { bucket?: { name?: unknown }; object?: { key?: unknown; metadata?: unknown } };
 }
 
@@ -51,7 +61,8 @@ export function s3NotificationObjects(event: { Records: unknown[] }): { created:
       continue;
     }
     const metadata = metadataOf(record.s3?.object?.metadata);
-    created.push({ bucket, key: decodeFormKey(key), ...(metadata ? { metadata } : {}) });
+    const eventTime = eventTimeOf(record.eventTime);
+    created.push({ bucket, key: decodeFormKey(key), ...(metadata ? { metadata } : {}), ...(eventTime ? { eventTime } : {}) });
   }
   return { created, ignored };
 }

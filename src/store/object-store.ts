@@ -78,6 +78,8 @@ export interface StagingArea {
    * The caller holds the name's lease; `guard` tells whether it still does.
    */
   promote(upload: StagedUpload, guard?: WriteGuard, options?: PromoteOptions): Promise<Promotion>;
+  /** Whether the upload still waits under its staging key (one HEAD; promoted or settled: false). */
+  isWaiting(upload: StagedUpload): Promise<boolean>;
   /** Removes a staged upload (absent already is fine): after its record is committed, when promoted with `keepStaged`. */
   discard(upload: StagedUpload): Promise<void>;
   /** Whether an object's metadata (`x-amz-meta-*`, as an event carries it) is that of a promotion's write of the real key. */

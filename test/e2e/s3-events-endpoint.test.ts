@@ -1,4 +1,4 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseS3Url } from '../../src/store/index.js';
 import { S3ObjectStore } from '../../src/store/s3/s3-object-store.js';
@@ -95,6 +95,42 @@ describe.skipIf(!HAVE_S3)(HAVE_S3 ? 'POST /events/s3' : `POST /events/s3: ${S3_S
     const records = (await (await fetch(`${server.url}/query?file_path=${path}`)).json()) as { ingestion_date: string }[];
     expect(records).toMatchObject([{ file_path: path, size: 8, ingestion_date: ingestionDate }]);
     expect(await (await post(promoted, `Bearer ${TOKEN}`)).json()).toMatchObject({ indexed: [], exists: [path] });
+  });
+
+  it('answers a late event of an upload promoted already with one HEAD; a late loser is still settled', async () => {
+    const path = PATH.replace('_sci_', '_late_');
+    const store = server.ctx.store as S3ObjectStore;
+    const stage = async (body: string, id: string) => {
+      const stagingKey = `.staging/${path}/${id.repeat(24)}`;
+      await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: stagingKey, Body: body }));
+      return stagingKey;
+    };
+    const lateEvent = (key: string) => ({
+      Records: [{ eventName: 'ObjectCreated:Put', eventTime: new Date(Date.now() - 60_000).toISOString(), s3: { bucket: { name: s3.bucket }, object: { key, size: 5 } } }],
+    });
+    const first = await stage('first', 'a');
+    // A request for the name promotes it (as the sweep would, 5 s after its PUT) before its event comes.
+    expect((await fetch(`${server.url}/download/${path}`, { redirect: 'manual' })).status).toBe(302);
+    const methods: string[] = [];
+    store.client.middlewareStack.add(
+      (next) => (args) => {
+        methods.push((args.request as { method: string }).method);
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'countLateRequests' },
+    );
+    try {
+      expect(await (await post(lateEvent(first), `Bearer ${TOKEN}`)).json()).toMatchObject({ exists: [path], indexed: [], refused: [] });
+      expect(methods).toEqual(['HEAD']);
+      // Another upload of the name, announced as late: the promotion settles it, as ever.
+      const loser = await stage('other', 'b');
+      expect(await (await post(lateEvent(loser), `Bearer ${TOKEN}`)).json()).toMatchObject({ refused: [path] });
+      await expect(store.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: loser }))).rejects.toMatchObject({ name: 'NotFound' });
+    } finally {
+      store.client.middlewareStack.remove('countLateRequests');
+    }
+    const records = (await (await fetch(`${server.url}/query?file_path=${path}`)).json()) as { size: number }[];
+    expect(records).toMatchObject([{ file_path: path, size: 5 }]);
   });
 
   it('answers a body that is no S3 event with 400 and the shape expected', async () => {

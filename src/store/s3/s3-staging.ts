@@ -111,6 +111,10 @@ export class S3Staging implements StagingArea {
     }
   }
 
+  async isWaiting(upload: StagedUpload): Promise<boolean> {
+    return (await backendCall('S3 store', `HEAD ${upload.stagingKey}`, () => this.headOf(upload.stagingKey))) !== undefined;
+  }
+
   writtenByPromotion(metadata: Readonly<Record<string, string>>): boolean {
     return ingestionDateFrom(metadata) !== undefined;
   }
