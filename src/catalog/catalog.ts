@@ -85,8 +85,6 @@ export interface Catalog {
   changesJson(after: number, limit: number, audience?: Audience): Promise<ChangeJsonPage>;
   /** The log's largest id; 0 while it is empty. */
   lastChangeId(): Promise<number>;
-  /** The id of the n-th entry after `after` (n >= 1), if the log has that many (of `audience`'s entries): whether a page of n is full. */
-  changeIdAt(after: number, n: number, audience?: Audience): Promise<number | undefined>;
   /**
    * Withdraws an archived file: its record gains the tombstone and status 'withdrawn', and its
    * product's latest flag and coverage row are recomputed, in one transaction. Refuses (and

@@ -115,12 +115,6 @@ export function changesSql(after: number, limit: number, range: ChangesRange, co
   };
 }
 
-/** The id of the n-th entry after `after` (parameters: after, n - 1), from the primary key alone. */
-export const CHANGE_ID_AT_SQL = 'SELECT id FROM changes WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?';
-
-/** The same among the public entries, from changes_audience. */
-export const PUBLIC_CHANGE_ID_AT_SQL = `SELECT id FROM changes WHERE ${PUBLIC_ENTRY} AND id > ? ORDER BY id LIMIT 1 OFFSET ?`;
-
 /** An entry from a row of CHANGES_AFTER_SQL's columns (PostgreSQL returns bigint ids as text). */
 export function changeOfRow(row: readonly unknown[]): ChangeEntry {
   return { id: Number(row[0]), time: String(row[1]), change: String(row[2]) as ChangeKind, file_path: String(row[3]), record: String(row[4]) };

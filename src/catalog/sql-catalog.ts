@@ -10,7 +10,7 @@ import { piecesOf } from './bulk-load-pieces.js';
 import type { FileRecord } from './file-record.js';
 import type { KeyStore } from './key-store.js';
 import { coverageDays } from './coverage-sql.js';
-import { CHANGE_ID_AT_SQL, PUBLIC_CHANGE_ID_AT_SQL, CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
+import { CHANGES_AFTER_SQL, changeOfRow, changesSql, LAST_CHANGE_ID_SQL, newChange, type ChangeEntry, type ChangesRange, type NewChange } from './change-log.js';
 import { changeJsonPage, type ChangeJsonPage } from './change-pages.js';
 import type { Refresh, RetractedRows } from './post-write.js';
 import { KyselyNameLeases } from './kysely-name-leases.js';
@@ -329,11 +329,6 @@ export abstract class SqlCatalog implements Catalog {
   async lastChangeId(): Promise<number> {
     const [row] = await this.reads('changes')(LAST_CHANGE_ID_SQL, [], 0);
     return Number(row?.[0] ?? 0);
-  }
-
-  async changeIdAt(after: number, n: number, audience?: Audience): Promise<number | undefined> {
-    const [row] = await this.reads('changes')(audience === 'public' ? PUBLIC_CHANGE_ID_AT_SQL : CHANGE_ID_AT_SQL, [after, n - 1], 0);
-    return row === undefined ? undefined : Number(row[0]);
   }
 
   /** Keyset pages: a long reconcile then holds no cursor (nor snapshot) open. */

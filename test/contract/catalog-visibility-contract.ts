@@ -76,7 +76,7 @@ export function describeCatalogVisibility(label: string, make: () => Promise<Cat
         ['released', newer.file_path],
       ]);
       expect(everything.filter((e) => e.change === 'created')).toHaveLength(4);
-      expect(await catalog().changeIdAt(0, 2, 'public')).toBe(publicOnes[1]!.id);
+      expect((await catalog().changesJson(0, 2, 'public')).nextAfter).toBe(publicOnes[1]!.id);
       expect(await paths(catalog().query({ ...anon, version: 'latest' }))).toEqual([newer.file_path, embargoed.file_path]);
       // A scheduled release: public only once its date has come.
       expect(await catalog().publish([held.file_path], new Date(Date.now() + HOUR).toISOString(), 8)).toBe(1);
