@@ -51,7 +51,8 @@ describe('the SQLite reading threads', () => {
     }
   });
 
-  it('runs statements beside one another, one per thread', async () => {
+  // A long count (seconds on a quiet machine) measured by nothing but its order: time enough for a loaded one.
+  it('runs statements beside one another, one per thread', { timeout: 120_000 }, async () => {
     const pool = new SqliteReadPool(file, 2, 60_000);
     try {
       // While one thread counts for long, the other answers.
