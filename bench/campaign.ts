@@ -12,6 +12,7 @@ import { SDC_BIN } from '../test/helpers/child-server.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { testSchema } from '../test/helpers/postgres-test-schema.js';
 import { RGW_ACCESS_KEY, RGW_SECRET_KEY, startRgw } from '../test/helpers/rgw.js';
+import { startNginx, type Nginx } from '../test/helpers/nginx.js';
 import { notifyBucket } from '../test/helpers/rgw-topics.js';
 import { writeCampaignFiles } from './lib/campaign-files.js';
 import { runSdc } from './lib/child-server.js';
@@ -39,8 +40,8 @@ function perFile(before: Record<string, number>, after: Record<string, number>, 
 
 /**
  * A reprocessing campaign through the production shape (docs/performance.md, "A reprocessing
- * campaign"): Ceph RGW + PostgreSQL + two `sdc serve`, the bucket's notifications to instance A
- * (`topic`: RGW's synchronous push, or its persistent queue). `uploaders` × `sdc upload --jobs
+ * campaign"): Ceph RGW + PostgreSQL + two `sdc serve`, the bucket's notifications to nginx in
+ * front of both (`topic`: RGW's synchronous push, or its persistent queue). `uploaders` × `sdc upload --jobs
  * jobs` send new versions of seeded products while two harvesters follow /changes and four
  * clients loop over six selective searches. Measured in the same run: raw PUTs/s straight to
  * RGW at the same concurrency and sizes (the store's limit), acknowledgement → visible in
@@ -89,6 +90,7 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
   const catalogUrl = new URL(schema.url);
   catalogUrl.searchParams.set('application_name', applicationName);
   const instances: Instance[] = [];
+  let balancer: Nginx | undefined;
   try {
     const { groups, bytes } = await writeCampaignFiles(dataDir, options.files, options.uploaders);
     const concurrency = options.uploaders * options.jobs;
@@ -138,7 +140,9 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
     await runSdc(['seed', '--count', String(options.seed), '--catalog', catalogUrl.toString(), '--create'], env);
     for (const name of ['A', 'B']) instances.push(new Instance(name, await freePort(), instanceEnv));
     for (const instance of instances) await instance.start();
-    await notifyBucket(rgw.endpoint, rgw.client, bucket, `${instances[0]!.url}/events/s3?token=${TOKEN}`, { persistent: options.topic === 'persistent' });
+    // The push-endpoint is the balancer in front of both, as docs/self-hosted.md says: the promotions are spread over them.
+    balancer = await startNginx(instances.map((i) => i.url));
+    await notifyBucket(rgw.endpoint, rgw.client, bucket, `${balancer.url}/events/s3?token=${TOKEN}`, { persistent: options.topic === 'persistent' });
 
     say('two instances listening; searches idle for 15 s');
     let phase: 'idle' | 'campaign' | 'done' = 'idle';
@@ -272,6 +276,7 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
       ),
     ].join('\n');
   } finally {
+    await balancer?.stop();
     await Promise.all(instances.map((i) => i.kill('SIGTERM')));
     await rgw.stop();
     await schema.drop().catch(() => undefined);
