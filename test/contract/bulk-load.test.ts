@@ -25,6 +25,8 @@ interface Subject {
   indexes(): Promise<string[]>;
   /** PostgreSQL: the files table's heap against a fresh copy of its rows (1: no row there twice, a live and a dead version). */
   heapToCopy?(): Promise<number>;
+  /** PostgreSQL: of each table a load writes, its pages all-visible in the visibility map, of its pages, and whether it has statistics. */
+  visibility?(): Promise<{ table: string; pages: number; allVisible: number; counted: boolean }[]>;
   dispose(): Promise<void>;
 }
 
@@ -73,6 +75,20 @@ const engines: { name: string; skip: boolean; make: () => Promise<Subject> }[] =
             await client.query(`CREATE TEMP TABLE copied AS SELECT * FROM "${schema.schema}".files`);
             const { rows } = await client.query<{ r: number }>(`SELECT pg_relation_size('"${schema.schema}".files')::float / pg_relation_size('pg_temp.copied') AS r`);
             return rows[0]!.r;
+          } finally {
+            await client.end();
+          }
+        },
+        visibility: async () => {
+          const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+          await client.connect();
+          try {
+            const { rows } = await client.query<{ table: string; pages: number; allVisible: number; counted: boolean }>(
+              `SELECT relname AS table, relpages AS pages, relallvisible AS "allVisible", reltuples >= 0 AS counted FROM pg_class
+                WHERE relnamespace = $1::regnamespace AND relname IN ('files', 'changes', 'coverage_days') ORDER BY relname`,
+              [schema.schema],
+            );
+            return rows;
           } finally {
             await client.end();
           }
@@ -193,6 +209,22 @@ describe.each(engines)('$name: bulk load', ({ skip, make }) => {
       expect(await collect(a.catalog.coverage(filter))).toEqual(await collect(b.catalog.coverage(filter)));
     }
     if (a.subject.heapToCopy) expect(await a.subject.heapToCopy()).toBeLessThan(1.1);
+  });
+
+  // COPY and INSERT ... SELECT leave the visibility map empty: until a VACUUM, every index-only
+  // scan (GET /changes's page end, path look-ups) read each row's heap page too, and the first
+  // readers wrote the hint bits (docs/performance.md, "A large load leaves its tables all-visible").
+  it.skipIf(skip)('leaves the tables a large load or insertMany wrote all-visible, with statistics', async () => {
+    const a = await fresh();
+    if (!a.subject.visibility) return;
+    expect(await a.catalog.bulkLoad(slowly(syntheticRecords(IMAP_MISSION, 30_000)))).toBe(30_000);
+    const settled = (tables: Awaited<ReturnType<NonNullable<Subject['visibility']>>>) =>
+      tables.map((t) => ({ table: t.table, written: t.pages > 0, allVisible: t.allVisible === t.pages, counted: t.counted }));
+    const expected = ['changes', 'coverage_days', 'files'].map((table) => ({ table, written: true, allVisible: true, counted: true }));
+    expect(settled(await a.subject.visibility())).toEqual(expected);
+    const b = await fresh();
+    expect(await b.catalog.insertMany([...syntheticRecords(IMAP_MISSION, 7000)])).toBe(7000);
+    expect(settled(await b.subject.visibility!())).toEqual(expected);
   });
 
   it.skipIf(skip)('loads a small stream, and an empty one', async () => {
