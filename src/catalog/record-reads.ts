@@ -1,4 +1,5 @@
 import { dayRowsCountSql } from './coverage-sql.js';
+import { fewMatchesPageSql, sortsFewMatches } from './few-matches-sql.js';
 import { pageSql, whereOf } from './filter-sql.js';
 import { keysetPages, QUERY_PAGE_SIZE } from './keyset-pages.js';
 import type { QueryFilter } from './query-filter.js';
@@ -38,23 +39,29 @@ function pageColumns(json: string | undefined, sortField: string): string {
 /**
  * The statement of a query's first page as the engine serves it: what `explain()` plans.
  * With `json` (an engine that writes the JSON text, SqlCatalog's dialect), the JSON form that
- * GET /query's JSON and NDJSON answers read.
+ * GET /query's JSON and NDJSON answers read. `fewMatches`: PostgreSQL's pages of one product's
+ * days are gated by their count (few-matches-sql.ts).
  */
-export function firstPageSql(filter: QueryFilter, options: QueryOptions, json: string | undefined): { readonly text: string; readonly params: unknown[] } {
+export function firstPageSql(filter: QueryFilter, options: QueryOptions, json: string | undefined, fewMatches = false): { readonly text: string; readonly params: unknown[] } {
   const sort = options.sort ?? DEFAULT_SORT;
-  return pageSql(pageColumns(json, sort.field), filter, sort, options.after, Math.min(options.limit ?? Infinity, QUERY_PAGE_SIZE));
+  return pageOf(fewMatches)(pageColumns(json, sort.field), filter, sort, options.after, Math.min(options.limit ?? Infinity, QUERY_PAGE_SIZE));
+}
+
+/** pageSql, or, with `fewMatches` (PostgreSQL) and a filter it serves, its gated form (few-matches-sql.ts). */
+function pageOf(fewMatches: boolean): typeof pageSql {
+  return (columns, filter, sort, after, size) => (fewMatches && sortsFewMatches(filter, sort) ? fewMatchesPageSql : pageSql)(columns, filter, sort, after, size);
 }
 
 /**
  * A query's records in (sort key, file_path) order, a keyset page per statement; with `json`,
  * the same pages can also be read as the JSON texts the engine writes (RecordPages.jsonPages).
  */
-export function queryRecords(read: ReadRows, filter: QueryFilter, options: QueryOptions, json: string | undefined): RecordPages {
+export function queryRecords(read: ReadRows, filter: QueryFilter, options: QueryOptions, json: string | undefined, fewMatches = false): RecordPages {
   const sort = options.sort ?? DEFAULT_SORT;
   // Pages read so far: a long stream's later pages give way to other requests' first statements.
   let turn = 0;
   const page = (columns: string, after: QueryPosition | undefined, size: number) => {
-    const { text, params } = pageSql(columns, filter, sort, after, size);
+    const { text, params } = pageOf(fewMatches)(columns, filter, sort, after, size);
     return read(text, params, turn++);
   };
   const records = () =>

@@ -298,7 +298,7 @@ export abstract class SqlCatalog implements Catalog {
    * A filter that names a path reads one record at most: a point read (isPointRead, rowsOf).
    */
   query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
-    return queryRecords(this.reads('read', isPointRead(filter)), filter, options, this.dialect.jsonRecord);
+    return queryRecords(this.reads('read', isPointRead(filter)), filter, options, this.dialect.jsonRecord, this.dialect.engine === 'postgres');
   }
 
   async count(filter: QueryFilter): Promise<number> {
@@ -377,7 +377,7 @@ export abstract class SqlCatalog implements Catalog {
    * where the engine writes JSON, as GET /query reads it), to check that it uses the indexes.
    */
   async explain(filter: QueryFilter, options: QueryOptions = {}): Promise<string[]> {
-    const { text, params } = firstPageSql(filter, options, this.dialect.jsonRecord);
+    const { text, params } = firstPageSql(filter, options, this.dialect.jsonRecord, this.dialect.engine === 'postgres');
     const rows = await this.reads('read')(`${this.dialect.plan.prefix} ${text}`, params, 0);
     return rows.map((row) => String(row[this.dialect.plan.column]));
   }

@@ -25,6 +25,8 @@ interface Subject {
   indexes(): Promise<string[]>;
   /** PostgreSQL: the files table's heap against a fresh copy of its rows (1: no row there twice, a live and a dead version). */
   heapToCopy?(): Promise<number>;
+  /** PostgreSQL: of each table a load writes, whether it was vacuumed and whether it has statistics. */
+  settled?(): Promise<{ table: string; vacuumed: boolean; counted: boolean }[]>;
   dispose(): Promise<void>;
 }
 
@@ -73,6 +75,23 @@ const engines: { name: string; skip: boolean; make: () => Promise<Subject> }[] =
             await client.query(`CREATE TEMP TABLE copied AS SELECT * FROM "${schema.schema}".files`);
             const { rows } = await client.query<{ r: number }>(`SELECT pg_relation_size('"${schema.schema}".files')::float / pg_relation_size('pg_temp.copied') AS r`);
             return rows[0]!.r;
+          } finally {
+            await client.end();
+          }
+        },
+        settled: async () => {
+          const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+          await client.connect();
+          try {
+            // Whether the pages are then all-visible also depends on other sessions' snapshots
+            // (none older than the load may be open), which this shared test database does not promise.
+            const { rows } = await client.query<{ table: string; vacuumed: boolean; counted: boolean }>(
+              `SELECT c.relname AS table, s.last_vacuum IS NOT NULL AS vacuumed, c.reltuples >= 0 AS counted
+                 FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid
+                WHERE c.relnamespace = $1::regnamespace AND c.relname IN ('files', 'changes', 'coverage_days') ORDER BY c.relname`,
+              [schema.schema],
+            );
+            return rows;
           } finally {
             await client.end();
           }
@@ -193,6 +212,20 @@ describe.each(engines)('$name: bulk load', ({ skip, make }) => {
       expect(await collect(a.catalog.coverage(filter))).toEqual(await collect(b.catalog.coverage(filter)));
     }
     if (a.subject.heapToCopy) expect(await a.subject.heapToCopy()).toBeLessThan(1.1);
+  });
+
+  // COPY and INSERT ... SELECT leave the visibility map empty: until a VACUUM, every index-only
+  // scan (GET /changes's page end, path look-ups) read each row's heap page too, and the first
+  // readers wrote the hint bits (docs/performance.md, "A large load leaves its tables all-visible").
+  it.skipIf(skip)('vacuums and analyses the tables a large load or insertMany wrote', async () => {
+    const a = await fresh();
+    if (!a.subject.settled) return;
+    expect(await a.catalog.bulkLoad(slowly(syntheticRecords(IMAP_MISSION, 30_000)))).toBe(30_000);
+    const expected = ['changes', 'coverage_days', 'files'].map((table) => ({ table, vacuumed: true, counted: true }));
+    expect(await a.subject.settled()).toEqual(expected);
+    const b = await fresh();
+    expect(await b.catalog.insertMany([...syntheticRecords(IMAP_MISSION, 7000)])).toBe(7000);
+    expect(await b.subject.settled!()).toEqual(expected);
   });
 
   it.skipIf(skip)('loads a small stream, and an empty one', async () => {

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { byPath } from '../bulk-load-pieces.js';
 import type { FileRecord } from '../file-record.js';
 import { RECORD_COLUMN_LIST, RECORD_COLUMNS } from '../record-columns.js';
-import { analyzeAfterLoad } from './postgres-bulk-load.js';
+import { settleAfterLoad } from './postgres-after-load.js';
 import { named } from './postgres-statements.js';
 import { createdAudience, type NewChange } from '../change-log.js';
 import { postgresPostWrite } from './postgres-post-write.js';
@@ -23,7 +23,7 @@ const INSERT_UNNEST = `INSERT INTO files (${RECORD_COLUMN_LIST})
  * NOTHING as the shared insertMany (a path already there, or twice in the load, is left as it
  * is; the count of new ones returned): a parameter per column however many rows, instead of
  * Kysely building and sending one per value. Sorted by path, so the primary key's B-tree is
- * filled in order. Statistics for the planner follow a large load (analyzeAfterLoad).
+ * filled in order. A large load's tables are vacuumed and analysed after it (settleAfterLoad).
  */
 export async function insertManyUnnest(pool: pg.Pool, records: readonly FileRecord[]): Promise<number> {
   if (records.length === 0) return 0;
@@ -53,7 +53,7 @@ export async function insertManyUnnest(pool: pg.Pool, records: readonly FileReco
   }
   // Only an optimization: the records are committed whatever becomes of it.
   try {
-    await analyzeAfterLoad(client, inserted);
+    await settleAfterLoad(client, inserted);
   } catch {
     broken = true;
   }

@@ -8,6 +8,7 @@ import { LOADED_CHANGES as CREATED, postgresPostWrite } from './postgres-post-wr
 import { postgresJsonRecord } from './postgres-json-record.js';
 import { copyCreated, copyInto } from './postgres-copy.js';
 import { LargeLoad } from './postgres-large-load.js';
+import { estimatedRows, settleAfterLoad } from './postgres-after-load.js';
 
 /**
  * Records loaded as one chunk: copied straight into the table, or staged and moved. About
@@ -56,8 +57,8 @@ const PIECE = 1000;
  * the indexes are built again before it commits: a crash or failure during it rolls back to
  * the last commit, every index included.
  * Dropping an index locks the table, so readers wait for that transaction: a load that large
- * is a seed or a catalog rebuilt from its store. Statistics for the planner follow, as after
- * insertMany.
+ * is a seed or a catalog rebuilt from its store. A VACUUM (ANALYZE) of the tables it wrote
+ * follows, as after insertMany (postgres-after-load.ts).
  */
 export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number> {
   const source: { error?: unknown } = {};
@@ -160,14 +161,15 @@ export async function postgresBulkLoad(pool: pg.Pool, records: Iterable<FileReco
       for (const definition of setAside) await c.query(definition);
     }
     await commit();
-    // The records are committed: what follows cannot fail the load. As after insertMany,
-    // statistics now rather than when autovacuum comes by; the staging table, if any, is
-    // dropped (or goes with the connection, dropped if this fails).
+    // The records are committed: what follows cannot fail the load. As after insertMany, a
+    // large load's tables are vacuumed and analysed now rather than when autovacuum comes by
+    // (postgres-after-load.ts); the staging table, if any, is dropped (or goes with the
+    // connection, dropped if this fails).
     try {
       if (staging) await c.query(`DROP TABLE ${STAGING}`);
       await large?.drop();
       await c.query(`DROP TABLE ${CREATED}`);
-      await analyzeAfterLoad(c, inserted);
+      await settleAfterLoad(c, inserted);
     } catch {
       failed = true;
     }
@@ -189,24 +191,6 @@ async function rowsOf(client: pg.PoolClient): Promise<number> {
   if (estimate >= 0) return estimate;
   const counted = await client.query<{ n: string }>('SELECT count(*) AS n FROM files');
   return Number(counted.rows[0]!.n);
-}
-
-/** The planner's estimate of the files table's rows; -1 when it was never counted. */
-async function estimatedRows(client: pg.PoolClient): Promise<number> {
-  const { rows } = await client.query<{ rows: number }>("SELECT reltuples AS rows FROM pg_class WHERE oid = 'files'::regclass");
-  return Number(rows[0]?.rows ?? -1);
-}
-
-/**
- * After a committed load: statistics for the planner now rather than when autovacuum next
- * comes by (it waits for 10 % of the table to change, as this rule does), so "ingested since X
- * ordered by path" takes its index or the path order by how many rows match. ANALYZE reads a
- * sample of fixed size, a fraction of a second at any table size.
- */
-export async function analyzeAfterLoad(client: pg.PoolClient, inserted: number): Promise<void> {
-  if (inserted === 0) return;
-  const rows = await estimatedRows(client);
-  if (rows < 0 || inserted >= 0.1 * rows) await client.query('ANALYZE files');
 }
 
 /** Drops the files table's secondary indexes (not those of constraints) and returns their definitions. */
