@@ -11,6 +11,7 @@ import { benchEndpoints } from './endpoints.js';
 import { benchHiddenDownload } from './hidden-download.js';
 import { benchLargeAnswer } from './large-answers.js';
 import { benchReconcile } from './reconcile.js';
+import { benchS3ClientCost } from './s3-client-cost.js';
 import { benchSoak } from './soak.js';
 import { benchStalls } from './stall.js';
 import { benchVisibility } from './visibility.js';
@@ -34,6 +35,8 @@ import { describeMachine } from './lib/machine.js';
  * by side over HTTP, then a partitioned copy of the big one; --no-partitioned skips the copy,
  * --keep leaves the schemas (URLs printed), --reuse <small url>,<big url> measures those instead of seeding;
  * with --reuse, --before <dist> times that build against this one on the big catalog instead.
+ * `--only s3client` (never run unless named; docs/performance.md, "AWS SDK per request"): the S3
+ * client's CPU per call on RGW, as built before against now, --rounds (at least 12 there) of 200 calls.
  */
 const { values } = parseArgs({
   options: {
@@ -108,6 +111,7 @@ if (only.has('campaign')) {
     await add(`A reprocessing campaign through RGW + PostgreSQL + two instances (${topic} topic)`, benchCampaign({ files: Number(values['campaign-files']), uploaders: 4, jobs: 8, topic, seed: Number(values.seed), countRequests: values['count-requests'] }));
   }
 }
+if (only.has('s3client')) await add('The AWS SDK\'s CPU per S3 request (issue 42)', benchS3ClientCost({ rounds: Math.max(Number(values.rounds), 12), calls: 200 }));
 if (only.has('catalog10m')) {
   await add(
     values.before && values.reuse ? 'Two builds on one PostgreSQL catalog (issue 42)' : `A catalog of ${Number(values.big).toLocaleString('en')} records on PostgreSQL against ${n.toLocaleString('en')} (issue 42)`,

@@ -27,6 +27,11 @@ export class TcpProxy {
     this.cut();
   }
 
+  /** Connections from clients now open (a client that aborts a request closes its own). */
+  get openConnections(): number {
+    return this.pairs.size;
+  }
+
   get url(): string {
     return `127.0.0.1:${this.port}`;
   }

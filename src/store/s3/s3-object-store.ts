@@ -18,6 +18,7 @@ import { S3Staging } from './s3-staging.js';
 import { STAGING_PREFIX, stagingKeyFor } from './s3-staging-keys.js';
 import { MULTIPART_PREFIX, S3Multipart } from './s3-multipart.js';
 import { isMissingBucket, MissingBucketError } from './missing-bucket.js';
+import { callSignalsExtension, installCallSignals } from './s3-call-signals.js';
 import { limitShortCalls } from './s3-deadline.js';
 import type { S3Location } from './s3-url.js';
 import { signingLifetime } from './signing-lifetime.js';
@@ -54,7 +55,13 @@ export class S3ObjectStore implements ObjectStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       logger: sdkLogger(log),
+      // The middleware stack resolved once per command class, not at every call: ~1 ms of CPU
+      // each (docs/performance.md, "AWS SDK per request"). Only calls sent without options use
+      // the cache, and one sent with options drops it: signals go as call signals instead.
+      cacheMiddleware: true,
+      extensions: [callSignalsExtension],
     });
+    installCallSignals(this.client);
     limitShortCalls(this.client, location.operationTimeoutMs);
     this.staging = new S3Staging(this.client, location.bucket, location.maxPutBytes);
     this.multipart = new S3Multipart(this.client, location.bucket, this.staging);

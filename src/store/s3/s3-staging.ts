@@ -16,6 +16,7 @@ import { storedMediaType } from '../../wire/media-type.js';
 import type { PromoteOptions, Promotion, StagedUpload, StagingArea, WriteGuard } from '../object-store.js';
 import { declaredFrom, ingestionDateFrom, promotedMetadata, uploaderFrom } from './s3-object-metadata.js';
 import { checkedBody } from './checked-body.js';
+import { sendWithSignal } from './s3-call-signals.js';
 import { conditionStatus, headOrNone, isNotFound } from './s3-responses.js';
 import { copyInParts, copyPartSize } from './s3-part-copy.js';
 import { COPIED_FROM, copiedFrom, stagedUploadOf, uploadMark } from './s3-staging-keys.js';
@@ -160,7 +161,8 @@ export class S3Staging implements StagingArea {
     hashed.on('error', (err) => cut.abort(err));
     body.pipe(hashed);
     try {
-      await this.client.send(
+      await sendWithSignal(
+        this.client,
         new PutObjectCommand({
           Bucket: this.bucket,
           Key: upload.key,
@@ -170,7 +172,7 @@ export class S3Staging implements StagingArea {
           ContentType: storedMediaType(upload.key),
           Metadata: { ...promotedMetadata(uploader, ingestionDate), ...copiedFrom(source.ETag), ...uploadMark(upload.stagingKey) },
         }),
-        { abortSignal: cut.signal },
+        cut.signal,
       );
     } catch (err) {
       body.destroy();
