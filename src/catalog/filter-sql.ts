@@ -80,6 +80,23 @@ export function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]
 }
 
 /**
+ * `files.file_path` within the filter's pathPrefix (query-filter.ts): `[prefix, prefix's
+ * successor)` in byte order (file_path's collation is "C" on PostgreSQL, binary on SQLite),
+ * which both engines read as a range of the primary key. Redundant with the filter's
+ * instrument and level, so it changes no answer; a page in path order then walks the
+ * instrument's paths only instead of every path that sorts before them (docs/scale.md, "one
+ * instrument"). Nothing for a filter without a prefix, or that names its path.
+ */
+export function pathRangeWhere(filter: QueryFilter, params: unknown[]): string[] {
+  const prefix = filter.pathPrefix;
+  if (prefix === undefined || prefix === '' || filter.file_path !== undefined) return [];
+  // The smallest text above every text that begins with the prefix: its last character's successor.
+  const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  params.push(prefix, end);
+  return ['files.file_path >= ?', 'files.file_path < ?'];
+}
+
+/**
  * One page of a query in its sort order (the path breaks ties), after `after`: the SQL and
  * its parameters, shared by the reads of both engines so the order lives here once.
  */
@@ -92,6 +109,9 @@ export function pageSql(
 ): { readonly text: string; readonly params: unknown[] } {
   const params: unknown[] = [];
   const where = whereOf(filter, params);
+  // Only a walk in path order gains from the range; in another order it would only lower the
+  // planner's estimate of the matches (it takes the range and the instrument as independent).
+  if (sort.field === 'file_path') where.push(...pathRangeWhere(filter, params));
   if (after) where.push(afterOf(sort, after, params));
   const direction = sort.descending ? 'DESC' : 'ASC';
   const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
