@@ -97,6 +97,20 @@ export function pathRangeWhere(filter: QueryFilter, params: unknown[]): string[]
 }
 
 /**
+ * Whether a page gets pathRangeWhere: in path order only, where the walk of the primary key
+ * is the plan (in another order the range would only lower the planner's estimate of the
+ * matches, as it takes the range and the instrument to be independent), and not for an
+ * instrument's level and a span of start dates: files_instrument_level_start serves those, and
+ * the planner, which estimates a range of one product's paths at a small part of its rows,
+ * then walked the product's paths instead (swe l2, a month, with a descriptor: 10,802 rows
+ * read for 11 at 2M, where the index and a sort read 9 buffers; docs/performance.md).
+ */
+export function walksPathRange(filter: QueryFilter, sort: QuerySort): boolean {
+  const span = (filter.start_date !== undefined || filter.end_date !== undefined) && !filter.overlap;
+  return sort.field === 'file_path' && !(filter.data_level !== undefined && span);
+}
+
+/**
  * One page of a query in its sort order (the path breaks ties), after `after`: the SQL and
  * its parameters, shared by the reads of both engines so the order lives here once.
  */
@@ -109,9 +123,7 @@ export function pageSql(
 ): { readonly text: string; readonly params: unknown[] } {
   const params: unknown[] = [];
   const where = whereOf(filter, params);
-  // Only a walk in path order gains from the range; in another order it would only lower the
-  // planner's estimate of the matches (it takes the range and the instrument as independent).
-  if (sort.field === 'file_path') where.push(...pathRangeWhere(filter, params));
+  if (walksPathRange(filter, sort)) where.push(...pathRangeWhere(filter, params));
   if (after) where.push(afterOf(sort, after, params));
   const direction = sort.descending ? 'DESC' : 'ASC';
   const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
