@@ -120,10 +120,12 @@ export function pageSql(
   sort: QuerySort,
   after: QueryPosition | undefined,
   size: number,
+  range = walksPathRange(filter, sort),
 ): { readonly text: string; readonly params: unknown[] } {
   const params: unknown[] = [];
   const where = whereOf(filter, params);
-  if (walksPathRange(filter, sort)) where.push(...pathRangeWhere(filter, params));
+  // `range`: whether the page takes pathRangeWhere (few-matches-sql.ts chooses per branch).
+  if (range) where.push(...pathRangeWhere(filter, params));
   if (after) where.push(afterOf(sort, after, params));
   const direction = sort.descending ? 'DESC' : 'ASC';
   const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;
