@@ -45,19 +45,21 @@ export function fewMatchesPageSql(
   size: number,
 ): { readonly text: string; readonly params: unknown[] } {
   const count = dayRowsCountSql(filter)!;
-  const page = pageSql(columns, filter, sort, after, size);
-  // pageSql's text ends `ORDER BY files.file_path <direction> LIMIT ?`; the gate goes before its ORDER BY.
-  const at = page.text.lastIndexOf(' ORDER BY ');
-  const select = page.text.slice(0, at);
   const direction = sort.descending ? 'DESC' : 'ASC';
-  const gate = (op: '>' | '<=') => `${select.includes(' WHERE ') ? ' AND' : ' WHERE'} (${count.text}) ${op} ?`;
-  const where = page.params.slice(0, -1);
-  const branch = (op: '>' | '<=', order: string) => ({
-    text: `SELECT * FROM (${select}${gate(op)} ORDER BY ${order} ${direction} LIMIT ?) AS ${op === '>' ? 'walked' : 'sorted'}`,
-    params: [...where, ...count.params, FEW_MATCHES, size],
-  });
-  const walked = branch('>', 'files.file_path');
-  const sorted = branch('<=', "files.file_path || ''");
+  // The walk starts at the product's paths (filter-sql.ts, pathRangeWhere); the sort reads the
+  // filter's index, which the range would have the planner leave for a walk of the product.
+  const branch = (op: '>' | '<=', order: string, range: boolean) => {
+    const page = pageSql(columns, filter, sort, after, size, range);
+    // pageSql's text ends `ORDER BY files.file_path <direction> LIMIT ?`; the gate goes before its ORDER BY.
+    const select = page.text.slice(0, page.text.lastIndexOf(' ORDER BY '));
+    const gate = `${select.includes(' WHERE ') ? ' AND' : ' WHERE'} (${count.text}) ${op} ?`;
+    return {
+      text: `SELECT * FROM (${select}${gate} ORDER BY ${order} ${direction} LIMIT ?) AS ${op === '>' ? 'walked' : 'sorted'}`,
+      params: [...page.params.slice(0, -1), ...count.params, FEW_MATCHES, size],
+    };
+  };
+  const walked = branch('>', 'files.file_path', true);
+  const sorted = branch('<=', "files.file_path || ''", false);
   // The outer ORDER BY sorts the one branch's page again (at most `size` rows): the order is then the statement's own.
   return { text: `${walked.text} UNION ALL ${sorted.text} ORDER BY file_path ${direction}`, params: [...walked.params, ...sorted.params] };
 }

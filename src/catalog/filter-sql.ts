@@ -80,6 +80,37 @@ export function afterOf(sort: QuerySort, after: QueryPosition, params: unknown[]
 }
 
 /**
+ * `files.file_path` within the filter's pathPrefix (query-filter.ts): `[prefix, prefix's
+ * successor)` in byte order (file_path's collation is "C" on PostgreSQL, binary on SQLite),
+ * which both engines read as a range of the primary key. Redundant with the filter's
+ * instrument and level, so it changes no answer; a page in path order then walks the
+ * instrument's paths only instead of every path that sorts before them (docs/scale.md, "one
+ * instrument"). Nothing for a filter without a prefix, or that names its path.
+ */
+export function pathRangeWhere(filter: QueryFilter, params: unknown[]): string[] {
+  const prefix = filter.pathPrefix;
+  if (prefix === undefined || prefix === '' || filter.file_path !== undefined) return [];
+  // The smallest text above every text that begins with the prefix: its last character's successor.
+  const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  params.push(prefix, end);
+  return ['files.file_path >= ?', 'files.file_path < ?'];
+}
+
+/**
+ * Whether a page gets pathRangeWhere: in path order only, where the walk of the primary key
+ * is the plan (in another order the range would only lower the planner's estimate of the
+ * matches, as it takes the range and the instrument to be independent), and not for an
+ * instrument's level and a span of start dates: files_instrument_level_start serves those, and
+ * the planner, which estimates a range of one product's paths at a small part of its rows,
+ * then walked the product's paths instead (swe l2, a month, with a descriptor: 10,802 rows
+ * read for 11 at 2M, where the index and a sort read 9 buffers; docs/performance.md).
+ */
+export function walksPathRange(filter: QueryFilter, sort: QuerySort): boolean {
+  const span = (filter.start_date !== undefined || filter.end_date !== undefined) && !filter.overlap;
+  return sort.field === 'file_path' && !(filter.data_level !== undefined && span);
+}
+
+/**
  * One page of a query in its sort order (the path breaks ties), after `after`: the SQL and
  * its parameters, shared by the reads of both engines so the order lives here once.
  */
@@ -89,9 +120,12 @@ export function pageSql(
   sort: QuerySort,
   after: QueryPosition | undefined,
   size: number,
+  range = walksPathRange(filter, sort),
 ): { readonly text: string; readonly params: unknown[] } {
   const params: unknown[] = [];
   const where = whereOf(filter, params);
+  // `range`: whether the page takes pathRangeWhere (few-matches-sql.ts chooses per branch).
+  if (range) where.push(...pathRangeWhere(filter, params));
   if (after) where.push(afterOf(sort, after, params));
   const direction = sort.descending ? 'DESC' : 'ASC';
   const order = sort.field === 'file_path' ? `files.file_path ${direction}` : `files.${sort.field} ${direction}, files.file_path ${direction}`;

@@ -1,4 +1,4 @@
-import { isCalendarDate, isVersion, missionExtensions, resolveRequestPath, type MissionConfig } from '../mission/index.js';
+import { isCalendarDate, isVersion, missionExtensions, resolveRequestPath, storedPathPrefix, type MissionConfig } from '../mission/index.js';
 import { parseInstant } from '../wire/instant.js';
 import { isQueryParameter, QUERY_FORMATS, STATUS_CHOICES, QUERY_PARAMETER_ORDER, QUERY_PARAMETERS, type FilterValue, type ParameterKind, type QueryFilterName, type QueryFormat, type QueryParameterName } from '../wire/query.js';
 import { decodeCursor, MAX_PAGE_LIMIT, SORT_FIELDS, type QueryOptions, type QuerySort, type SortField } from './query-options.js';
@@ -18,6 +18,13 @@ export type QueryFilter = { readonly [K in QueryFilterName]?: FilterValue<(typeo
    * as a number never given. Set by the service from the caller, never from the query string.
    */
   readonly releases?: 'published';
+  /**
+   * The beginning every matching file's stored path has, by the mission's path rule
+   * (withPathPrefix): redundant with `instrument` and `data_level`, it lets a page in path
+   * order start its walk of the primary key at the instrument (filter-sql.ts, pathRangeWhere).
+   * Set by parseQueryFilter from the mission, never from the query string.
+   */
+  readonly pathPrefix?: string;
 };
 
 /** Who reads: `public` (no key) sees the files whose release date has passed; absent, every file (docs/api.md "Who sees what"). */
@@ -123,7 +130,18 @@ export function parseQueryFilter(pairs: Iterable<readonly [string, string]>, mis
     if (typeof position === 'string') return invalid('cursor', cursor, position);
     options.after = position;
   }
-  return { ok: true, filter, options, ...(format ? { format } : {}) };
+  return { ok: true, filter: withPathPrefix(filter, mission), options, ...(format ? { format } : {}) };
+}
+
+/**
+ * The filter with the stored-path beginning its instrument (and data level) imply under the
+ * mission's path rule (src/mission/stored-path.ts): every stored path is the record's own
+ * (file-record.ts, recordFor), so the condition leaves the answer as it was (docs/scale.md,
+ * "one instrument"). A filter without an instrument is left as it is.
+ */
+export function withPathPrefix(filter: QueryFilter, mission: MissionConfig): QueryFilter {
+  if (filter.instrument === undefined) return filter;
+  return { ...filter, pathPrefix: storedPathPrefix(mission.name, filter.instrument, filter.data_level) };
 }
 
 const oneOf = (values: readonly string[], value: string) => (values.includes(value) ? undefined : `expected one of ${values.join(', ')}.`);

@@ -1,4 +1,4 @@
-import { calendarDateOf, extensionFor, type MissionConfig } from '../mission/index.js';
+import { calendarDateOf, extensionFor, storedPathPrefix, type MissionConfig } from '../mission/index.js';
 import type { FileRecord } from './file-record.js';
 
 const DESCRIPTORS = ['sci', 'burst', 'hk', 'cal'] as const;
@@ -30,7 +30,7 @@ export function* syntheticRecords(mission: MissionConfig, count: number, first =
       instrument,
       level,
       name: `${mission.name}_${instrument}_${level}_`,
-      directory: `${mission.name}/${instrument}/${level}/`,
+      directory: storedPathPrefix(mission.name, instrument, level),
       extension: `.${extensionFor(mission, level)}`,
     })),
   );

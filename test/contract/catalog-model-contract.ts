@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SORT_FIELDS, type Catalog, type CoverageDay, type FileRecord, type QueryFilter, type QueryOptions, type Tombstone } from '../../src/catalog/index.js';
+import { SORT_FIELDS, withPathPrefix, type Catalog, type CoverageDay, type FileRecord, type QueryFilter, type QueryOptions, type Tombstone } from '../../src/catalog/index.js';
 import { RecordPages } from '../../src/catalog/record-pages.js';
+import { IMAP_MISSION } from '../../src/mission/mission-config.js';
 import { CatalogModel } from './catalog-model.js';
 import type { CatalogUnderTest } from './catalog-under-test.js';
 
@@ -100,7 +101,8 @@ const filterArb: fc.Arbitrary<QueryFilter> = fc
     ingestion_end_date: sometimes(pick([...INGESTED, '2024-03-03T23:59:59.999Z']), 3),
     status: sometimes(pick(['withdrawn', 'any'] as const), 3),
   })
-  .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as QueryFilter);
+  // With the stored-path range its instrument implies, as parseQueryFilter gives it: the model ignores it (filter-sql.ts, pathRangeWhere).
+  .map((f) => withPathPrefix(Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as QueryFilter, IMAP_MISSION));
 
 const optionsArb: fc.Arbitrary<QueryOptions> = fc
   .record({

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticRecords, type Catalog, type FileRecord } from '../../src/catalog/index.js';
+import { syntheticRecords, withPathPrefix, type Catalog, type FileRecord } from '../../src/catalog/index.js';
 import { numbered } from '../../src/catalog/filter-sql.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { firstPageSql } from '../../src/catalog/record-reads.js';
@@ -14,7 +14,8 @@ import { NO_DATABASE, TEST_DATABASE_URL, testSchema, type TestSchema } from '../
  * before a year of mag l2 that holds 5,110: the walk tested each of them.
  */
 
-const YEAR = { instrument: 'mag', data_level: 'l2', start_date: '20230101', end_date: '20231231' };
+// With the path range a parsed filter carries (filter-sql.ts, pathRangeWhere): the gate's walk takes it, its sort does not.
+const YEAR = withPathPrefix({ instrument: 'mag', data_level: 'l2', start_date: '20230101', end_date: '20231231' }, IMAP_MISSION);
 
 /** 365 days of mag l2 in 2023, in 14 versions each; and 45,000 files of 2020-2021, of every product. */
 function records(): { before: FileRecord[]; year: FileRecord[] } {
