@@ -144,11 +144,34 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
     balancer = await startNginx(instances.map((i) => i.url));
     await notifyBucket(rgw.endpoint, rgw.client, bucket, `${balancer.url}/events/s3?token=${TOKEN}`, { persistent: options.topic === 'persistent' });
 
-    say('two instances listening; searches idle for 15 s');
-    let phase: 'idle' | 'campaign' | 'done' = 'idle';
-    const latencies = { idle: [] as number[], campaign: [] as number[] };
+    // Two harvesters at the log's head, as downstream archives follow it: each first pages through
+    // what the seed logged (its 100k entries took them seconds, which the first files' lag measured), then polls.
+    const inChanges = new Map<string, number>();
     /** Requests of the searchers, harvesters and prober that failed (a reset or refused connection): counted, tried again. */
     let searchErrors = 0;
+    let phase: 'idle' | 'campaign' | 'done' = 'idle';
+    const caughtUp: Promise<void>[] = [];
+    const harvesters = instances.map(async (instance) => {
+      let after = 0;
+      let atHead: () => void = () => undefined;
+      caughtUp.push(new Promise<void>((resolve) => (atHead = resolve)));
+      while (phase !== 'done') {
+        const entries = await fetch(`${instance.url}/changes?after=${after}&limit=1000`)
+          .then(async (res) => (res.status === 200 ? ((await res.json()) as { id: number; file_path: string }[]) : (await res.arrayBuffer(), [])))
+          .catch(() => (searchErrors++, []));
+        const now = performance.now();
+        for (const e of entries) if (!inChanges.has(e.file_path)) inChanges.set(e.file_path, now);
+        after = entries.at(-1)?.id ?? after;
+        if (entries.length < 1000) {
+          atHead();
+          await sleep(100);
+        }
+      }
+    });
+    await Promise.all(caughtUp);
+
+    say('two instances listening, harvesters at the head of the log; searches idle for 15 s');
+    const latencies = { idle: [] as number[], campaign: [] as number[] };
     const searchers = Array.from({ length: 4 }, async (_, k) => {
       for (let i = k; phase !== 'done'; i += 4) {
         const at = phase;
@@ -165,21 +188,8 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
 
     // The campaign: acknowledgement times from each uploader's stdout (one stored path per line).
     const acknowledged = new Map<string, number>();
-    const inChanges = new Map<string, number>();
     const inQuery = new Map<string, number>();
     let clientErrors = 0;
-    const harvesters = instances.map(async (instance) => {
-      let after = 0;
-      while (phase !== 'done') {
-        const entries = await fetch(`${instance.url}/changes?after=${after}&limit=1000`)
-          .then(async (res) => (res.status === 200 ? ((await res.json()) as { id: number; file_path: string }[]) : (await res.arrayBuffer(), [])))
-          .catch(() => (searchErrors++, []));
-        const now = performance.now();
-        for (const e of entries) if (!inChanges.has(e.file_path)) inChanges.set(e.file_path, now);
-        after = entries.at(-1)?.id ?? after;
-        if (entries.length < 1000) await sleep(100);
-      }
-    });
     /** Every tenth acknowledged file, asked for by name until /query finds it. */
     const probes: Promise<void>[] = [];
     const probe = async (path: string) => {
