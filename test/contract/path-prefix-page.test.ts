@@ -1,10 +1,8 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQueryFilter, syntheticRecords, type Catalog, type FileRecord, type QueryOptions } from '../../src/catalog/index.js';
-import { numbered } from '../../src/catalog/filter-sql.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
-import { firstPageSql } from '../../src/catalog/record-reads.js';
 import { IMAP_MISSION } from '../../src/mission/mission-config.js';
+import { rowsRemovedByFirstPage } from '../helpers/postgres-plans.js';
 import { NO_DATABASE, TEST_DATABASE_URL, testSchema, type TestSchema } from '../helpers/postgres-test-schema.js';
 
 /*
@@ -14,12 +12,6 @@ import { NO_DATABASE, TEST_DATABASE_URL, testSchema, type TestSchema } from '../
  * (src/mission/stored-path.ts), which the parsed filter now carries (filter-sql.ts,
  * pathRangeWhere). Here 45,000 files of every instrument and level; 33,750 sort before swe's.
  */
-
-/** Rows that each plan node of an EXPLAIN (ANALYZE, FORMAT JSON) read and threw away, summed. */
-function removed(node: Record<string, unknown>): number {
-  const own = Number(node['Rows Removed by Filter'] ?? 0) * Number(node['Actual Loops'] ?? 1);
-  return own + ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((sum, child) => sum + removed(child), 0);
-}
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -49,16 +41,8 @@ describe.skipIf(!TEST_DATABASE_URL)(TEST_DATABASE_URL ? 'postgres: a page of one
     const parsed = parseQueryFilter(new URLSearchParams(`${query}&sort=${sort}&limit=11`), IMAP_MISSION);
     if (!parsed.ok) throw new Error(parsed.message);
     const { filter, options } = parsed;
-    const { text, params } = firstPageSql(filter, options, undefined, true);
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema.schema}` });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${numbered(text)}`, params);
-      // Before: 33,750 (swe), 27,322 (mag l1a: every instrument before mag, and its l0 and l1), 15,000 (mag, descending).
-      expect(removed(rows[0]!['QUERY PLAN'][0].Plan)).toBeLessThan(1000);
-    } finally {
-      await client.end();
-    }
+    // Before: 33,750 (swe), 27,322 (mag l1a: every instrument before mag, and its l0 and l1), 15,000 (mag, descending).
+    expect(await rowsRemovedByFirstPage(schema, filter, options)).toBeLessThan(1000);
     const paths = records
       .filter((r) => r.instrument === filter.instrument && (filter.data_level === undefined || r.data_level === filter.data_level))
       .map((r) => r.file_path)
