@@ -10,7 +10,8 @@ if (!TEST_DATABASE_URL) console.warn(`portal outage (503) tests: ${NO_DATABASE}`
 const NAME = 'imap_mag_l2_norm_20240105_20240105_v01-00.cdf';
 
 describeInBrowser('portal when the service cannot be reached', (viewport, browser) => {
-  it('says so in plain words when nothing answers, and Try again works once the service is back', async () => {
+  // Two servers started and a page driven through an outage: minutes of work on a loaded machine (30 s was too few in CI).
+  it('says so in plain words when nothing answers, and Try again works once the service is back', { timeout: 120_000 }, async () => {
     let server: TestServer = await startTestServer();
     const { home } = server;
     const port = new URL(server.url).port;
@@ -18,7 +19,7 @@ describeInBrowser('portal when the service cannot be reached', (viewport, browse
     try {
       expect((await uploadFile(server.url, storedPathOf(NAME), 'mag\n')).status).toBe(200);
       await page.goto(`${server.url}/?instrument=mag&page=1`);
-      await expect.poll(() => page.locator('#results tbody tr').count()).toBe(1);
+      await expect.poll(() => page.locator('#results tbody tr').count(), { timeout: 10_000 }).toBe(1);
 
       // The service stops (the page stays): a search, the coverage and an upload meet no answer.
       await server.close();
@@ -42,7 +43,7 @@ describeInBrowser('portal when the service cannot be reached', (viewport, browse
       // Back on the same address: Try again runs the search.
       server = await startTestServer({ home, port });
       await page.locator('#search-retry').click();
-      await expect.poll(() => status.textContent()).toMatch(/^1 file match/);
+      await expect.poll(() => status.textContent(), { timeout: 10_000 }).toMatch(/^1 file match/);
       expect(await page.locator('#results').isVisible()).toBe(true);
       expect(await page.locator('#search-retry').isHidden()).toBe(true);
       await page.locator('#coverage-retry').click();
@@ -65,7 +66,7 @@ describeInBrowser('portal when the service cannot be reached', (viewport, browse
     try {
       expect((await uploadFile(server.url, storedPathOf(NAME), 'mag\n')).status).toBe(200);
       await page.goto(`${server.url}/?instrument=mag&page=1`);
-      await expect.poll(() => page.locator('#results tbody tr').count()).toBe(1);
+      await expect.poll(() => page.locator('#results tbody tr').count(), { timeout: 10_000 }).toBe(1);
 
       await proxy.refuse();
       const direct = await fetch(`${server.url}/query?instrument=mag`);
