@@ -19,7 +19,7 @@ describeInBrowser('portal when the service cannot be reached', (viewport, browse
     try {
       expect((await uploadFile(server.url, storedPathOf(NAME), 'mag\n')).status).toBe(200);
       await page.goto(`${server.url}/?instrument=mag&page=1`);
-      await expect.poll(() => page.locator('#results tbody tr').count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => page.locator('#results tbody tr').count()).toBe(1);
 
       // The service stops (the page stays): a search, the coverage and an upload meet no answer.
       await server.close();
@@ -43,7 +43,7 @@ describeInBrowser('portal when the service cannot be reached', (viewport, browse
       // Back on the same address: Try again runs the search.
       server = await startTestServer({ home, port });
       await page.locator('#search-retry').click();
-      await expect.poll(() => status.textContent(), { timeout: 10_000 }).toMatch(/^1 file match/);
+      await expect.poll(() => status.textContent()).toMatch(/^1 file match/);
       expect(await page.locator('#results').isVisible()).toBe(true);
       expect(await page.locator('#search-retry').isHidden()).toBe(true);
       await page.locator('#coverage-retry').click();
@@ -66,7 +66,7 @@ describeInBrowser('portal when the service cannot be reached', (viewport, browse
     try {
       expect((await uploadFile(server.url, storedPathOf(NAME), 'mag\n')).status).toBe(200);
       await page.goto(`${server.url}/?instrument=mag&page=1`);
-      await expect.poll(() => page.locator('#results tbody tr').count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => page.locator('#results tbody tr').count()).toBe(1);
 
       await proxy.refuse();
       const direct = await fetch(`${server.url}/query?instrument=mag`);
