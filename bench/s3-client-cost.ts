@@ -3,7 +3,7 @@ import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } f
 import { parseS3Url } from '../src/store/index.js';
 import { sendWithSignal } from '../src/store/s3/s3-call-signals.js';
 import { StoreDeadlineError } from '../src/store/s3/s3-deadline.js';
-import { S3ObjectStore } from '../src/store/s3/s3-object-store.js';
+import { S3ObjectStore, s3ClientSettings } from '../src/store/s3/s3-object-store.js';
 import { HAVE_RGW, NO_RGW, startRgw } from '../test/helpers/rgw.js';
 import { describeMachine } from './lib/machine.js';
 import { median } from './lib/interleave.js';
@@ -25,14 +25,7 @@ const IN_FLIGHT = 8;
 /** The store's client as it was built before the change: per-call options on every signalled call. */
 function clientBefore(url: string, operationTimeoutMs: number): S3Client {
   const location = parseS3Url(url);
-  const client = new S3Client({
-    region: location.region,
-    endpoint: location.endpoint,
-    forcePathStyle: location.forcePathStyle,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: location.requestTimeoutMs, throwOnRequestTimeout: true },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const client = new S3Client(s3ClientSettings(location));
   // The former limitShortCalls: a controller and an `abortSignal` option on each short call.
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
   const short = [HeadObjectCommand, ListObjectsV2Command];

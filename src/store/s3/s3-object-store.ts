@@ -6,6 +6,7 @@ import {
   paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
+  type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { backendCall } from '../../errors/index.js';
@@ -22,6 +23,24 @@ import { callSignalsExtension, installCallSignals } from './s3-call-signals.js';
 import { limitShortCalls } from './s3-deadline.js';
 import type { S3Location } from './s3-url.js';
 import { signingLifetime } from './signing-lifetime.js';
+
+/** What every S3 client of a store location is built with (bench/s3-client-cost.ts builds its "before" from it too). */
+export function s3ClientSettings(location: S3Location): S3ClientConfig {
+  return {
+    region: location.region,
+    endpoint: location.endpoint,
+    forcePathStyle: location.forcePathStyle,
+    // A store that cannot be reached, or that accepts and then says nothing, fails the request
+    // as unavailable (503 with Retry-After) instead of holding it (docs/reliability.md): the
+    // short calls a request waits for within operationTimeoutMs, bytes within requestTimeoutMs.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: location.requestTimeoutMs, throwOnRequestTimeout: true },
+    // Newer SDKs add CRC32 checksum headers/parameters to every PUT by default; a
+    // presigned address carrying them would refuse a plain PUT (curl, requests, our
+    // client) and some S3-compatible servers reject them outright.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
 
 /**
  * The object store on Amazon S3 or an S3-compatible server. Clients PUT and GET the
@@ -42,18 +61,7 @@ export class S3ObjectStore implements ObjectStore {
     log?: StoreLog,
   ) {
     this.client = new S3Client({
-      region: location.region,
-      endpoint: location.endpoint,
-      forcePathStyle: location.forcePathStyle,
-      // A store that cannot be reached, or that accepts and then says nothing, fails the request
-      // as unavailable (503 with Retry-After) instead of holding it (docs/reliability.md): the
-      // short calls a request waits for within operationTimeoutMs, bytes within requestTimeoutMs.
-      requestHandler: { connectionTimeout: 5_000, requestTimeout: location.requestTimeoutMs, throwOnRequestTimeout: true },
-      // Newer SDKs add CRC32 checksum headers/parameters to every PUT by default; a
-      // presigned address carrying them would refuse a plain PUT (curl, requests, our
-      // client) and some S3-compatible servers reject them outright.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
+      ...s3ClientSettings(location),
       logger: sdkLogger(log),
       // The middleware stack resolved once per command class, not at every call: ~1 ms of CPU
       // each (docs/performance.md, "AWS SDK per request"). Only calls sent without options use
