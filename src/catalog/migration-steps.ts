@@ -5,6 +5,9 @@ import type { CatalogDialect } from './catalog-dialect.js';
  * Steps that more than one migration takes, or too long to read inline (migrations.ts).
  */
 
+/** 0017's table, triggers and fill, beside the reads they serve. */
+export { createDescriptorDays } from './descriptor-days.js';
+
 /** The columns SQLite's covering index `files_search` has held since 0007; later migrations append theirs. */
 const SEARCH_INDEX_BASE = ['instrument', 'data_level', 'start_date', 'descriptor', 'version', 'file_path', 'end_date', 'extension', 'ingestion_date', 'size', 'sha256', 'uploader'];
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { CatalogDialect } from './catalog-dialect.js';
 import type { MigrationKind } from './migration-plan.js';
-import { dateOlderReleasesInserts, OLDER_RELEASE_INSERT, rebuildSqliteSearchIndex } from './migration-steps.js';
+import { createDescriptorDays, dateOlderReleasesInserts, OLDER_RELEASE_INSERT, rebuildSqliteSearchIndex } from './migration-steps.js';
 import { REFRESH_ALL_BEFORE_STATUS_SQL } from './product-refresh.js';
 import { CHANGES_AT_COMMIT_SCHEMA } from './postgres/postgres-post-write.js';
 
@@ -329,5 +329,8 @@ export function migrations(dialect: CatalogDialect): Record<string, CatalogMigra
         }
       },
     },
+    // A count with a descriptor sums day rows instead of reading the files (descriptor-days.ts,
+    // kept-counts-sql.ts). The fill reads the whole files table once, coverage_days locked.
+    '0017-descriptor-days': { kind: 'expand', up: (db: Kysely<unknown>) => createDescriptorDays(db, dialect) },
   };
 }

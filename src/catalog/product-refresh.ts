@@ -8,7 +8,8 @@ import { archivedSql } from './archived-sql.js';
  *   start date) has a higher version, else 0. `version=latest` is then `is_latest = 1`.
  * - `coverage_days`: per (instrument, data level, start date), the files, their total size and
  *   latest end date, for all versions and for the latest ones alone: what /coverage merges
- *   into spans when its filter needs nothing else (coverage-sql.ts).
+ *   into spans when its filter needs nothing else (coverage-sql.ts). Triggers keep each day's
+ *   rows of `descriptor_days` with it (descriptor-days.ts).
  *
  * THE ONE PLACE both are recomputed. Every write of the files table runs these statements for
  * the products and days it touched, in the same transaction as the write (the SQLite and

@@ -1,5 +1,5 @@
-import { dayRowsCountSql } from './coverage-sql.js';
 import { fewMatchesPageSql, sortsFewMatches } from './few-matches-sql.js';
+import { ingestedSinceCountSql, keptCountSql } from './kept-counts-sql.js';
 import { pageSql, whereOf } from './filter-sql.js';
 import { keysetPages, QUERY_PAGE_SIZE } from './keyset-pages.js';
 import type { QueryFilter } from './query-filter.js';
@@ -22,10 +22,13 @@ export const RECORD_BY_PATH_SQL = `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE
 /** Whether a path has a record: answered from the path's own index, no table row read. */
 export const PATH_EXISTS_SQL = 'SELECT 1 FROM files WHERE file_path = ?';
 
-/** How many records match a filter: one row, one column. */
-export function countSql(filter: QueryFilter): { readonly text: string; readonly params: unknown[] } {
-  const fromDays = dayRowsCountSql(filter);
-  if (fromDays) return fromDays;
+/**
+ * How many records match a filter: one row, one column. From day rows where they answer
+ * (kept-counts-sql.ts); `postgres`: also "ingested since" from them, less the files before.
+ */
+export function countSql(filter: QueryFilter, postgres = false): { readonly text: string; readonly params: unknown[] } {
+  const kept = keptCountSql(filter) ?? (postgres ? ingestedSinceCountSql(filter) : undefined);
+  if (kept) return kept;
   const params: unknown[] = [];
   const where = whereOf(filter, params);
   return { text: `SELECT count(*) FROM files${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params };

@@ -53,6 +53,16 @@ export interface CoverageDaysTable {
   latest_end_date: string | null;
 }
 
+/** Per (instrument, data level, start date, descriptor): the archived and latest files, kept with coverage_days (descriptor-days.ts). */
+export interface DescriptorDaysTable {
+  instrument: string;
+  data_level: string;
+  start_date: string;
+  descriptor: string;
+  files: number | string;
+  latest_files: number | string;
+}
+
 /** The change log (migration 0011; src/catalog/change-log.ts): ids in commit order. */
 export interface ChangesTable {
   /** bigserial in PostgreSQL (pg returns it as a string). */
@@ -107,6 +117,7 @@ export interface CatalogDatabase {
   audit_reads: AuditReadsTable;
   changes: ChangesTable;
   coverage_days: CoverageDaysTable;
+  descriptor_days: DescriptorDaysTable;
   api_keys: ApiKeysTable;
   name_leases: NameLeasesTable;
 }

@@ -302,7 +302,7 @@ export abstract class SqlCatalog implements Catalog {
   }
 
   async count(filter: QueryFilter): Promise<number> {
-    const { text, params } = countSql(filter);
+    const { text, params } = countSql(filter, this.dialect.engine === 'postgres');
     const [row] = await this.reads('count', isPointRead(filter))(text, params, 0);
     return Number(row![0]);
   }

@@ -53,6 +53,9 @@ const FILTERS: QueryFilter[] = [
   { version: 'latest', instrument: 'mag' },
   { version: 'latest', instrument: 'swe', data_level: 'l2', start_date: '20240302', end_date: '20240304' },
   { version: 'latest', descriptor: 'burst' },
+  // descriptor_days (descriptor-days.ts), kept beside coverage_days by its triggers.
+  { descriptor: 'sci' },
+  { descriptor: 'burst', instrument: 'mag', start_date: '20240302', end_date: '20240305' },
   { instrument: 'hit', start_date: '20240303' },
   { version: '*', data_level: 'l1a', end_date: '20240302' },
 ];

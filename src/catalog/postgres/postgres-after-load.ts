@@ -11,8 +11,8 @@ import type pg from 'pg';
  * tables all-visible"). The change log and coverage_days had no statistics at all.
  */
 
-/** The tables a load writes: its files, their change-log entries, and the day rows recomputed. */
-const LOADED_TABLES = 'files, changes, coverage_days';
+/** The tables a load writes: its files, their change-log entries, and the day rows recomputed (descriptor_days: an index-only sum needs its map). */
+const LOADED_TABLES = 'files, changes, coverage_days, descriptor_days';
 
 /** The share of the files table a load must have added to be settled (as autovacuum's ANALYZE rule, 10 %). */
 const SETTLE_SHARE = 0.1;

@@ -17,9 +17,33 @@ describe('countSql', () => {
     expect(countSql({ version: '*' }).text).toContain('FROM coverage_days');
   });
 
+  it('sums descriptor_days for a descriptor with what coverage_days answers besides', () => {
+    expect(countSql({ descriptor: 'sci' })).toEqual({ text: 'SELECT coalesce(sum(descriptor_days.files), 0) FROM descriptor_days WHERE descriptor_days.descriptor = ?', params: ['sci'] });
+    const latest = countSql({ descriptor: 'hk', instrument: 'mag', data_level: 'l1a', start_date: '20240101', version: 'latest' });
+    expect(latest.text).toContain('sum(descriptor_days.latest_files)');
+    expect(latest.params).toEqual(['hk', 'mag', 'l1a', '20240101']);
+  });
+
+  it('counts "ingested since" on PostgreSQL as day rows less the files before, or as the files, in one statement', () => {
+    const since = '2025-01-02T00:00:00.000Z';
+    const { text, params } = countSql({ ingestion_start_date: since }, true);
+    expect(text).toMatch(/^SELECT CASE WHEN .* THEN \(SELECT coalesce\(sum\(coverage_days\.files\), 0\) FROM coverage_days\) - \(SELECT count\(\*\) FROM files WHERE files\.status IS NULL AND files\.ingestion_date < \?\) ELSE \(SELECT count\(\*\) FROM files WHERE files\.ingestion_date >= \? AND files\.status IS NULL\) END$/);
+    expect(params).toEqual([since, since, since, since]);
+    expect(countSql({ ingestion_start_date: since, descriptor: 'sci' }, true).text).toContain('FROM descriptor_days');
+    // SQLite, a public reader, an end: the files counted.
+    for (const [filter, postgres] of [
+      [{ ingestion_start_date: since }, false],
+      [{ ingestion_start_date: since, audience: 'public' as const }, true],
+      [{ ingestion_start_date: since, ingestion_end_date: since }, true],
+    ] as const) {
+      expect(countSql(filter, postgres).text, JSON.stringify(filter)).toMatch(/^SELECT count\(\*\) FROM files WHERE /);
+    }
+  });
+
   it('counts the files for every other filter', () => {
     for (const filter of [
-      { descriptor: 'sci' },
+      { descriptor: 'sci', extension: 'cdf' },
+      { descriptor: 'sci', audience: 'public' as const },
       { version: 'v01-00' },
       { ingestion_start_date: '2025-01-01T00:00:00.000Z' },
       { instrument: 'mag', audience: 'public' as const },
