@@ -40,10 +40,13 @@ export function keptCountSql(filter: QueryFilter): { text: string; params: unkno
  * PostgreSQL: "ingested since X" (and nothing day rows cannot count besides) as the day rows'
  * count of the rest of the filter less the matching files ingested before X, when X lies
  * nearer the first ingestion than the last (by the ends of files_ingestion: two index probes),
- * else the files counted as before. One statement: PostgreSQL runs a CASE branch's subqueries
- * only if the branch is taken. Either way the answer is exact; the cost is the side read,
- * so a harvester's recent X and a backfill's early X both read the fewer files (the middle of
- * the ingestion span still reads half of them: docs/scale.md). Undefined for other filters.
+ * else the files counted as before. The files before X are counted whatever their status, from
+ * files_ingestion alone where the rest of the filter allows (an index-only scan: no index holds
+ * status), less the withdrawn ones among them (the partial index files_withdrawn). One
+ * statement: PostgreSQL runs a CASE branch's subqueries only if the branch is taken. Either way
+ * the answer is exact; the cost is the side read, so a harvester's recent X and a backfill's
+ * early X both read the fewer files (the middle of the span still reads half: docs/scale.md).
+ * Undefined for other filters.
  */
 export function ingestedSinceCountSql(filter: QueryFilter): { text: string; params: unknown[] } | undefined {
   const since = filter.ingestion_start_date;
@@ -52,14 +55,19 @@ export function ingestedSinceCountSql(filter: QueryFilter): { text: string; para
   const kept = keptCountSql(rest);
   if (!kept) return undefined;
   const params: unknown[] = [since, since, ...kept.params];
-  const before = whereOf(rest, params);
-  params.push(since);
+  const before = (status: 'any' | 'withdrawn') => {
+    const where = [...whereOf({ ...rest, status }, params), 'files.ingestion_date < ?'];
+    params.push(since);
+    return `(SELECT count(*) FROM files WHERE ${where.join(' AND ')})`;
+  };
+  const all = before('any');
+  const withdrawn = before('withdrawn');
   const direct = whereOf(filter, params);
   const ends = (f: 'min' | 'max') => `(SELECT ${f}(files.ingestion_date) FROM files)::timestamptz`;
   return {
     text:
       `SELECT CASE WHEN ?::timestamptz - ${ends('min')} < ${ends('max')} - ?::timestamptz` +
-      ` THEN (${kept.text}) - (SELECT count(*) FROM files WHERE ${[...before, 'files.ingestion_date < ?'].join(' AND ')})` +
+      ` THEN (${kept.text}) - ${all} + ${withdrawn}` +
       ` ELSE (SELECT count(*) FROM files WHERE ${direct.join(' AND ')}) END`,
     params,
   };

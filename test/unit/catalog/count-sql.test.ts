@@ -27,8 +27,11 @@ describe('countSql', () => {
   it('counts "ingested since" on PostgreSQL as day rows less the files before, or as the files, in one statement', () => {
     const since = '2025-01-02T00:00:00.000Z';
     const { text, params } = countSql({ ingestion_start_date: since }, true);
-    expect(text).toMatch(/^SELECT CASE WHEN .* THEN \(SELECT coalesce\(sum\(coverage_days\.files\), 0\) FROM coverage_days\) - \(SELECT count\(\*\) FROM files WHERE files\.status IS NULL AND files\.ingestion_date < \?\) ELSE \(SELECT count\(\*\) FROM files WHERE files\.ingestion_date >= \? AND files\.status IS NULL\) END$/);
-    expect(params).toEqual([since, since, since, since]);
+    expect(text).toMatch(/^SELECT CASE WHEN .* THEN \(SELECT coalesce\(sum\(coverage_days\.files\), 0\) FROM coverage_days\)/);
+    // Before X: every file (files_ingestion alone), less the withdrawn ones; else the files since X.
+    expect(text).toContain(" - (SELECT count(*) FROM files WHERE files.ingestion_date < ?) + (SELECT count(*) FROM files WHERE files.status = 'withdrawn' AND files.ingestion_date < ?)");
+    expect(text).toMatch(/ ELSE \(SELECT count\(\*\) FROM files WHERE files\.ingestion_date >= \? AND files\.status IS NULL\) END$/);
+    expect(params).toEqual([since, since, since, since, since]);
     expect(countSql({ ingestion_start_date: since, descriptor: 'sci' }, true).text).toContain('FROM descriptor_days');
     // SQLite, a public reader, an end: the files counted.
     for (const [filter, postgres] of [
