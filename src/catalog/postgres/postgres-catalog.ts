@@ -64,8 +64,12 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   };
   // Two pools: the reads run with a statement budget (postgres-read-budget.ts); Kysely (writes,
   // leases, migrations), batched inserts and COPY loads without one, so none is cut half way.
+  // The reads without JIT: PostgreSQL compiles a statement whose estimate passes jit_above_cost,
+  // counting branches that never run (a count's CASE, few-matches-sql.ts's gate), and the
+  // compile cost an "ingested since" count at 10M 290 ms against 110 without it, at load 8
+  // (docs/performance.md "Counts that do not read the files").
   const pool = new pg.Pool(config);
-  const reads = new pg.Pool({ ...config, options: `${config.options} -c statement_timeout=${budgetMs}` });
+  const reads = new pg.Pool({ ...config, options: `${config.options} -c statement_timeout=${budgetMs} -c jit=off` });
   // Without a listener, a connection's network error is an unhandled 'error' event, which ends the
   // process. pg-pool listens on idle clients only ('error' on the pool); a client that is checked
   // out (a transaction, a lease, a COPY) has no listener until it is released. So every
