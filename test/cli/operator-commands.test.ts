@@ -47,7 +47,7 @@ describe('operator commands say where they act and never create a catalog unaske
     expect(existsSync(catalog)).toBe(true);
     // It says what it applied, by name; run again, that there was nothing to apply.
     expect(created.stdout).toMatch(new RegExp(`^applied (\\d+) migration\\(s\\) to sqlite:${catalog}:\n  0001-files\n  0002-query-indexes\n`));
-    expect(created.stdout).toContain('  0008-latest-flag-and-coverage-days\n  0009-api-key-generations\n  0010-api-key-roles\n  0011-lifecycle\n  0012-access\n  0013-releases\n  0014-audit-reads\n  0015-change-log-at-commit\n  0016-public-path-indexes\ncatalog schema is up to date\n');
+    expect(created.stdout).toContain('  0008-latest-flag-and-coverage-days\n  0009-api-key-generations\n  0010-api-key-roles\n  0011-lifecycle\n  0012-access\n  0013-releases\n  0014-audit-reads\n  0015-change-log-at-commit\n  0016-public-path-indexes\n  0017-descriptor-days\ncatalog schema is up to date\n');
     const again = await runCli(['migrate', '--home', home], { cwd: elsewhere });
     expect(again.stdout).toBe(`catalog schema is up to date, nothing to apply: sqlite:${catalog}\n`);
 

@@ -10,7 +10,16 @@ export function undoAfter0010(engine: 'sqlite' | 'postgres'): string[] {
 
 /** The schema as 0.1.0 left it (its newest migration is 0011). */
 export function undoAfter0011(engine: 'sqlite' | 'postgres'): string[] {
-  return [...undo0016(), ...undo0015(engine), ...undo0014(), ...undo0013(), ...undo0012(engine)];
+  return [...undo0017(engine), ...undo0016(), ...undo0015(engine), ...undo0014(), ...undo0013(), ...undo0012(engine)];
+}
+
+/** Migration 0017 (descriptor_days): its table and the triggers on coverage_days that keep it (and PostgreSQL's functions of them). */
+function undo0017(engine: 'sqlite' | 'postgres'): string[] {
+  const triggers =
+    engine === 'postgres'
+      ? ['DROP TRIGGER coverage_days_removed ON coverage_days', 'DROP TRIGGER coverage_days_added ON coverage_days', 'DROP FUNCTION descriptor_days_removed()', 'DROP FUNCTION descriptor_days_added()']
+      : ['DROP TRIGGER coverage_days_removed', 'DROP TRIGGER coverage_days_added'];
+  return [...triggers, 'DROP TABLE descriptor_days', "DELETE FROM kysely_migration WHERE name = '0017-descriptor-days'"];
 }
 
 /** Migration 0016 (the public's path-order indexes): its two indexes. */
