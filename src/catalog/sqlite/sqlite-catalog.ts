@@ -9,7 +9,8 @@ import type { FileRecord } from '../file-record.js';
 import type { KeyStore } from '../key-store.js';
 import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
 import { migrateToLatest, migrationPlan } from '../migration-runner.js';
-import { recordOfRow } from '../record-columns.js';
+import { fieldsRead, recordOfRow } from '../record-columns.js';
+import type { RecordField } from '../../wire/record.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
 import { SqlCatalog } from '../sql-catalog.js';
@@ -197,6 +198,13 @@ export class SqliteCatalog extends SqlCatalog {
   get(filePath: string): FileRecord | undefined {
     const row = backendCall(this.backendName(), 'read', () => this.byPath.get(filePath)) as unknown[] | undefined;
     return row && recordOfRow(row);
+  }
+
+  /** At once, no promise, like get. */
+  getFields<F extends RecordField>(filePath: string, fields: readonly F[]): Pick<FileRecord, F> | undefined {
+    const { text, recordOf } = fieldsRead(fields);
+    const row = backendCall(this.backendName(), 'read', () => this.read(text).raw().get(filePath)) as unknown[] | undefined;
+    return row && recordOf(row);
   }
 
   /** At once, no promise, like get. */
