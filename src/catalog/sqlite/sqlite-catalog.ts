@@ -131,6 +131,8 @@ export class SqliteCatalog extends SqlCatalog {
   private readonly write: (source: string) => Statement;
   private readonly byPath: Statement;
   private readonly pathExists: Statement;
+  /** getFields' statements, one per (constant) field list. */
+  private readonly byPathFields = new Map<string, Statement>();
 
   constructor(
     db: Kysely<CatalogDatabase>,
@@ -202,9 +204,11 @@ export class SqliteCatalog extends SqlCatalog {
 
   /** At once, no promise, like get. */
   getFields<F extends RecordField>(filePath: string, fields: readonly F[]): Pick<FileRecord, F> | undefined {
-    const { text, recordOf } = fieldsRead(fields);
-    const row = backendCall(this.backendName(), 'read', () => this.read(text).raw().get(filePath)) as unknown[] | undefined;
-    return row && recordOf(row);
+    const read = fieldsRead(fields);
+    let statement = this.byPathFields.get(read.text);
+    if (statement === undefined) this.byPathFields.set(read.text, (statement = this.reader.prepare(read.text).raw()));
+    const row = backendCall(this.backendName(), 'read', () => statement.get(filePath)) as unknown[] | undefined;
+    return row && read.recordOf(row);
   }
 
   /** At once, no promise, like get. */
