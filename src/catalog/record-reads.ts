@@ -16,23 +16,6 @@ import { RecordPages } from './record-pages.js';
 /** Runs one read statement; its rows as arrays in column order. `turn`: statements its request ran before. */
 export type ReadRows = (text: string, params: unknown[], turn: number) => Promise<unknown[][]>;
 
-/**
- * A page of a query's JSON form: each row's JSON text (its first column), and the columns after
- * it of the last row (file_path, sort key: where the next page starts).
- */
-export interface TextPage {
-  readonly texts: readonly string[];
-  readonly lastRest: readonly unknown[] | undefined;
-}
-
-/** Runs one statement of a query's JSON form (see TextPage). */
-export type ReadTexts = (text: string, params: unknown[], turn: number) => Promise<TextPage>;
-
-/** A TextPage of rows read as arrays (an engine or a read with no cheaper way). */
-export function textPageOf(rows: readonly (readonly unknown[])[]): TextPage {
-  return { texts: rows.map((row) => String(row[0])), lastRest: rows.length === 0 ? undefined : rows[rows.length - 1]!.slice(1) };
-}
-
 /** The record of a path (the columns of RECORD_COLUMN_LIST), by the primary key. */
 export const RECORD_BY_PATH_SQL = `SELECT ${RECORD_COLUMN_LIST} FROM files WHERE file_path = ?`;
 
@@ -73,17 +56,13 @@ function pageOf(fewMatches: boolean): typeof pageSql {
  * A query's records in (sort key, file_path) order, a keyset page per statement; with `json`,
  * the same pages can also be read as the JSON texts the engine writes (RecordPages.jsonPages).
  */
-export function queryRecords(read: ReadRows, filter: QueryFilter, options: QueryOptions, json: string | undefined, fewMatches = false, readTexts?: ReadTexts): RecordPages {
+export function queryRecords(read: ReadRows, filter: QueryFilter, options: QueryOptions, json: string | undefined, fewMatches = false): RecordPages {
   const sort = options.sort ?? DEFAULT_SORT;
   // Pages read so far: a long stream's later pages give way to other requests' first statements.
   let turn = 0;
   const page = (columns: string, after: QueryPosition | undefined, size: number) => {
     const { text, params } = pageOf(fewMatches)(columns, filter, sort, after, size);
     return read(text, params, turn++);
-  };
-  const textPage = async (columns: string, after: QueryPosition | undefined, size: number): Promise<TextPage> => {
-    const { text, params } = pageOf(fewMatches)(columns, filter, sort, after, size);
-    return readTexts ? readTexts(text, params, turn++) : textPageOf(await read(text, params, turn++));
   };
   const records = () =>
     keysetPages(
@@ -95,20 +74,14 @@ export function queryRecords(read: ReadRows, filter: QueryFilter, options: Query
   if (json === undefined) return new RecordPages(records);
   const columns = pageColumns(json, sort.field);
   return new RecordPages(records, async function* () {
-    // [json, file_path, sort key]: the texts to send, and (the last row's) where the next page starts.
-    let lastRest: readonly unknown[] | undefined;
+    // [json, file_path, sort key]: the text to send and where the next page starts.
     const pages = keysetPages(
-      async (after: QueryPosition | undefined, size) => {
-        const read = await textPage(columns, after, size);
-        lastRest = read.lastRest;
-        return read.texts;
-      },
-      // Called for the page just read, before the next is asked for.
-      () => ({ key: String(lastRest![1]), file_path: String(lastRest![0]) }),
+      (after: QueryPosition | undefined, size) => page(columns, after, size),
+      (last) => ({ key: String(last[2]), file_path: String(last[1]) }),
       options.after,
       options.limit,
     );
-    yield* pages;
+    for await (const rows of pages) yield rows.map((row) => String(row[0]));
   });
 }
 

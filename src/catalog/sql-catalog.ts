@@ -26,7 +26,7 @@ import type { ManifestEntry } from '../wire/release.js';
 import type { QueryOptions } from './query-options.js';
 import { RECORD_COLUMN_COUNT, RECORD_COLUMNS, recordOfRow, rowOf } from './record-columns.js';
 import { isPointRead } from './filter-sql.js';
-import { allPaths, countSql, firstPageSql, queryRecords, textPageOf, type ReadTexts, type TextPage } from './record-reads.js';
+import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
 import type { RecordPages } from './record-pages.js';
 import type { CatalogDatabase } from './schema.js';
 import { TOMBSTONE_FIELDS, type RecordField } from '../wire/record.js';
@@ -82,11 +82,6 @@ export abstract class SqlCatalog implements Catalog {
    * Failures are reported by the callers (driver).
    */
   protected abstract rowsOf(text: string, params: unknown[], turn: number, point?: boolean): Promise<unknown[][]>;
-
-  /** A page of a query's JSON form (TextPage): from its rows, unless the engine has a cheaper way. */
-  protected async textsOf(text: string, params: unknown[], turn: number, point?: boolean): Promise<TextPage> {
-    return textPageOf(await this.rowsOf(text, params, turn, point));
-  }
 
   insert(record: FileRecord): Promise<'inserted' | 'exists'> {
     return this.driver('insert', () => this.insertOnce(record));
@@ -304,9 +299,7 @@ export abstract class SqlCatalog implements Catalog {
    * A filter that names a path reads one record at most: a point read (isPointRead, rowsOf).
    */
   query(filter: QueryFilter, options: QueryOptions = {}): RecordPages {
-    const point = isPointRead(filter);
-    const texts: ReadTexts = (text, params, turn) => this.driver('read', () => this.textsOf(text, params, turn, point));
-    return queryRecords(this.reads('read', point), filter, options, this.dialect.jsonRecord, this.dialect.engine === 'postgres', texts);
+    return queryRecords(this.reads('read', isPointRead(filter)), filter, options, this.dialect.jsonRecord, this.dialect.engine === 'postgres');
   }
 
   async count(filter: QueryFilter): Promise<number> {

@@ -35,21 +35,6 @@ describe('the SQLite reading threads', () => {
     }
   });
 
-  // A query page's JSON form crosses from the thread as one string, not as a copy of every row
-  // (docs/performance.md, "Per-request cost on both engines").
-  it("answers a page's first column as one string of lines, and the last row's other columns", async () => {
-    const pool = new SqliteReadPool(file);
-    try {
-      expect(await pool.run("SELECT json_object('x', x, 's', 'a\nb'), x, x * 2 FROM t ORDER BY x", [], 'lines')).toEqual({
-        lines: '{"x":1,"s":"a\\nb"}\n{"x":2,"s":"a\\nb"}\n{"x":3,"s":"a\\nb"}',
-        lastRest: [3, 6],
-      });
-      expect(await pool.run('SELECT x, x FROM t WHERE x > 5', [], 'lines')).toEqual({ lines: undefined, lastRest: undefined });
-    } finally {
-      await pool.close();
-    }
-  });
-
   it('stops a statement past its budget with SDC_OUT_OF_TIME and Retry-After, then goes on answering', { timeout: 90_000 }, async () => {
     const pool = new SqliteReadPool(file, 1, 2000);
     try {

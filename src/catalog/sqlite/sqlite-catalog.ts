@@ -11,7 +11,7 @@ import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
 import { migrateToLatest, migrationPlan } from '../migration-runner.js';
 import { fieldsRead, recordOfRow } from '../record-columns.js';
 import type { RecordField } from '../../wire/record.js';
-import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL, type TextPage } from '../record-reads.js';
+import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
 import { SqlCatalog } from '../sql-catalog.js';
 import { analyzeIfStale, rowInserter, rowsAtMost, setIndexesAside } from './sqlite-bulk-insert.js';
@@ -225,17 +225,6 @@ export class SqliteCatalog extends SqlCatalog {
   protected async rowsOf(text: string, params: unknown[], turn: number, point = false): Promise<unknown[][]> {
     if (this.pool && !point) return (await this.pool.run(text, params, 'rows', turn)) as unknown[][];
     return this.read(text).raw().all(...params) as unknown[][];
-  }
-
-  /**
-   * On a reading thread, the page's JSON texts come back as one string (a line each) and the
-   * last row's other columns: one string copied from the thread instead of every row's
-   * values (docs/performance.md, "Per-request cost on both engines").
-   */
-  protected override async textsOf(text: string, params: unknown[], turn: number, point = false): Promise<TextPage> {
-    if (!this.pool || point) return super.textsOf(text, params, turn, point);
-    const { lines, lastRest } = (await this.pool.run(text, params, 'lines', turn)) as { lines: string | undefined; lastRest: unknown[] | undefined };
-    return { texts: lines === undefined ? [] : lines.split('\n'), lastRest };
   }
 
   override keys(): KeyStore {

@@ -3,12 +3,10 @@ import { Worker } from 'node:worker_threads';
 import { OUT_OF_TIME, raise } from '../../errors/index.js';
 
 /**
- * How a statement's rows come back: every row as an array (`rows`), the first column of
- * the first row (`value`, a count), or (`lines`, a query page's JSON form) every row's first
- * column joined by newlines, which JSON texts hold none of, and the last row's other columns:
- * `{ lines, lastRest }`, both undefined without rows.
+ * How a statement's rows come back: every row as an array (`rows`), or the first column of
+ * the first row (`value`, a count).
  */
-export type ReadShape = 'rows' | 'value' | 'lines';
+export type ReadShape = 'rows' | 'value';
 
 /** Threads reading the catalog: two, the cores of the machines this is measured on (docs/performance.md). */
 export const READ_THREADS = 2;
@@ -42,13 +40,6 @@ const db = new Database(workerData.file, { readonly: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -65536');
 const statements = new Map();
-// One string across the thread instead of a copy of every row (ReadShape 'lines').
-function lines(rows) {
-  if (rows.length === 0) return { lines: undefined, lastRest: undefined };
-  let text = rows[0][0];
-  for (let i = 1; i < rows.length; i++) text += '\\n' + rows[i][0];
-  return { lines: text, lastRest: rows[rows.length - 1].slice(1) };
-}
 parentPort.on('message', ({ text, params, shape }) => {
   try {
     let statement = statements.get(text);
@@ -57,7 +48,7 @@ parentPort.on('message', ({ text, params, shape }) => {
       statement = db.prepare(text);
       statements.set(text, statement);
     }
-    const result = shape === 'value' ? statement.pluck().get(...params) : shape === 'lines' ? lines(statement.raw().all(...params)) : statement.raw().all(...params);
+    const result = shape === 'value' ? statement.pluck().get(...params) : statement.raw().all(...params);
     parentPort.postMessage({ result });
   } catch (err) {
     parentPort.postMessage({ error: { message: String(err && err.message), code: err && err.code } });
