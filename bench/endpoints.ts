@@ -63,6 +63,8 @@ export interface EndpointOptions {
   readonly rounds: number;
   /** Another build's dist/ (e.g. main's) measured in the same rounds, for before/after ratios. */
   readonly beforeDist?: string;
+  /** Another version of bench/minimal-peer.mjs, run with --features beside peer+ in the same rounds (`peer+ before`). */
+  readonly beforePeer?: string;
   /**
    * A PostgreSQL database: the catalogs (each build's and the peers') go to schemas of their own
    * there, dropped at the end, instead of SQLite files; the peers read it with pg.
@@ -76,7 +78,7 @@ export interface EndpointOptions {
  * in the same rounds. The service runs with everything on: an API key exists and is sent on
  * uploads, metrics, rate limit (a budget it never reaches), request ids, CORS, access logs at info.
  */
-export async function benchEndpoints({ seconds, rounds, beforeDist, postgres }: EndpointOptions): Promise<string> {
+export async function benchEndpoints({ seconds, rounds, beforeDist, beforePeer, postgres }: EndpointOptions): Promise<string> {
   pinSelf();
   const schemas = [`endpoints_${process.pid}`, `endpoints_${process.pid}_before`];
   const [catalog, beforeCatalog] = postgres === undefined ? [] : schemas.map((schema) => withSchema(postgres, schema));
@@ -92,6 +94,8 @@ export async function benchEndpoints({ seconds, rounds, beforeDist, postgres }: 
     const featured = await startMinimalPeer(home, true, env, catalog);
     const bare = await startBareNode();
     servers.push(peer, featured, bare);
+    const featuredBefore = beforePeer ? await startMinimalPeer(home, true, env, catalog, beforePeer) : undefined;
+    if (featuredBefore) servers.push(featuredBefore);
     const before = beforeDist && beforeHome ? await startSdc({ ...env, SDC_HOME: beforeHome.home, ...(beforeCatalog ? { SDC_CATALOG: beforeCatalog } : {}) }, beforeDist) : undefined;
     if (before && beforeHome) {
       servers.push(before);
@@ -104,6 +108,7 @@ export async function benchEndpoints({ seconds, rounds, beforeDist, postgres }: 
       { name: 'peer', pid: peer.pid, url: (c) => peer.url + CASES[c] },
       { name: 'peer+', pid: featured.pid, url: (c) => featured.url + CASES[c], headers: { 'x-api-key': key } },
       { name: 'sdc', pid: sdc.pid, url: (c) => sdc.url + CASES[c], headers: { 'x-api-key': key } },
+      ...(featuredBefore ? [{ name: 'peer+ before', pid: featuredBefore.pid, url: (c: string) => featuredBefore.url + CASES[c], headers: { 'x-api-key': key } }] : []),
       ...(before ? [{ name: 'before', pid: before.pid, url: (c: string) => before.url + CASES[c], headers: { 'x-api-key': beforeHome!.key } }] : []),
     ];
     const same: string[] = [];
@@ -131,7 +136,8 @@ export async function benchEndpoints({ seconds, rounds, beforeDist, postgres }: 
         `${cpu('peer+')}`,
         `**${fmt(ratio(s, 'peer+', 'sdc', (x) => x.cpuUs))}**`,
         fmt(ratio(s, 'peer', 'peer+', (x) => x.cpuUs)),
-        ...(before ? [fmt(ratio(s, 'sdc', 'before')), fmt(ratio(s, 'before', 'sdc', (x) => x.cpuUs))] : []),
+        ...(featuredBefore ? [cpu('peer+ before'), fmt(ratio(s, 'peer+ before', 'sdc', (x) => x.cpuUs)), ...(before ? [fmt(ratio(s, 'peer+ before', 'before', (x) => x.cpuUs))] : [])] : []),
+        ...(before ? [cpu('before'), fmt(ratio(s, 'peer+', 'before', (x) => x.cpuUs)), fmt(ratio(s, 'sdc', 'before')), fmt(ratio(s, 'before', 'sdc', (x) => x.cpuUs))] : []),
         String(bad),
       ];
     });
@@ -141,8 +147,8 @@ export async function benchEndpoints({ seconds, rounds, beforeDist, postgres }: 
       `${rounds} interleaved rounds (order rotated each round) of ${seconds} s per server and endpoint after a 1 s warm-up; figures are medians over rounds, ratios taken within each round.`,
       `autocannon, 16 connections, loopback; ${pin ? `load generator pinned to core ${pin.loadCore}, servers to core ${pin.serverCore} (taskset)` : 'no pinning (taskset or a second core missing)'}.`,
       'sdc = the service with everything on (an API key exists and uploads send it; metrics; rate limit with a budget never reached; request ids; CORS; access log at info).',
-      'peer = bench/minimal-peer.mjs, the same work with no framework plugins; bare = node:http answering a constant string.',
-      'peer+ = the same with --features: what sdc does on every request with everything on (the key\'s row read and checked, rate-limit budget and headers, request id, CORS headers, metrics counters, access line to stdout every 20 ms), each in the least code; peer / peer+ is what those features cost, peer+ / sdc how close sdc is to the least code that has them.',
+      'peer = bench/minimal-peer.mjs, the same work (the record columns each check decides on included) with no framework plugins; bare = node:http answering a constant string.',
+      'peer+ = the same with --features: what sdc does on every request with everything on (the key\'s row, with its role, read and checked, rate-limit budget and headers, request id, CORS headers, metrics counters, access line to stdout every 20 ms), each in the least code; peer / peer+ is what those features cost, peer+ / sdc how close sdc is to the least code that has them.',
       'CPU µs/req: the server process\'s user+system CPU per answered request (from /proc), less sensitive to the machine\'s other load than req/s.',
       '',
       table(
@@ -159,7 +165,8 @@ export async function benchEndpoints({ seconds, rounds, beforeDist, postgres }: 
           'CPU µs/req peer+',
           'peer+ / sdc CPU',
           'peer / peer+ CPU',
-          ...(before ? ['sdc / before (req/s)', 'before / sdc CPU'] : []),
+          ...(featuredBefore ? ['CPU µs/req peer+ before', 'peer+ before / sdc CPU', ...(before ? ['peer+ before / before CPU'] : [])] : []),
+          ...(before ? ['CPU µs/req before', 'peer+ / before CPU', 'sdc / before (req/s)', 'before / sdc CPU'] : []),
           'non-2xx/3xx or errors (sdc)',
         ],
         rows,

@@ -1,7 +1,10 @@
 // The yardstick of `npm run bench` (issue 15): the least code that does the same work as the
 // service's three endpoints and its local store, with the same answers, on the same catalog and
 // signing secret. Fastify 5 with no plugins, better-sqlite3 prepared statements (one per filter
-// shape), node:crypto HMAC. Usage: node bench/minimal-peer.mjs <SDC_HOME> [--features]
+// shape), node:crypto HMAC. It reads what the spec asks each request to decide on, and no more:
+// the path's status on upload (a recorded name is taken, a withdrawn one with its own answer);
+// its status, release date and fixity on download (withdrawn 410, damaged 409, a caller without
+// a key sees a file once released); with --features, the key's role (a reader may not upload). Usage: node bench/minimal-peer.mjs <SDC_HOME> [--features]
 // [--catalog postgres://...?schema=name] (prints LISTENING <url>). With --catalog the reads go to
 // that PostgreSQL catalog instead, as pg named prepared statements on a pool: the yardstick of the
 // service on PostgreSQL. With --features it also does, in the least code, what the service
@@ -54,7 +57,11 @@ function postgres(url) {
 const INSTRUMENTS = new Set(['ultra-45', 'codice', 'glows', 'hit', 'lo', 'mag', 'swe', 'hi-45', 'idex', 'ultra-90', 'hi-90', 'swapi']);
 const LEVELS = new Set(['l0', 'l1', 'l1a', 'l1b', 'l1c', 'l1d', 'l2']);
 const NAME = /^imap_([a-z0-9-]+)_([a-z0-9]+)_([A-Za-z0-9-]+)_(\d{8})_(\d{8})_(v\d\d-\d\d)\.(cdf|pkts)$/;
-const exists = db('SELECT 1 FROM files WHERE file_path = ?', true);
+// The path's record, only the columns each check reads (docs/performance.md, "Per-request cost on
+// both engines"): upload refuses a recorded name (its own text when withdrawn); download serves a
+// record neither withdrawn nor damaged (fixity), to a caller without a key once its release date has passed.
+const recordStatus = db('SELECT status FROM files WHERE file_path = ?', true);
+const recordStanding = db('SELECT status, release_date, fixity FROM files WHERE file_path = ?', true);
 const COLUMNS = 'file_path, instrument, data_level, descriptor, start_date, end_date, version, extension, ingestion_date, size, sha256';
 const FIELDS = { instrument: 'instrument = ?', data_level: 'data_level = ?', descriptor: 'descriptor = ?', start_date: 'start_date >= ?', end_date: 'start_date <= ?', version: 'version = ?', extension: 'extension = ?' };
 const shapes = new Map();
@@ -110,7 +117,7 @@ async function store(req, res) {
 }
 
 // --features: the service's per-request features, each the least code that does it.
-const keyRow = db('SELECT name, key_hash, revoked_at FROM api_keys WHERE key_id = ?', true);
+const keyRow = db('SELECT name, key_hash, revoked_at, role FROM api_keys WHERE key_id = ?', true);
 const digests = new Map(); // presented key -> SHA-256, as the service remembers genuine keys
 const windows = new Map(); // rate-limit budget -> { count, start }
 const counts = new Map(); // metrics: route -> { statuses, buckets, seconds }
@@ -133,11 +140,11 @@ function admit(request, reply) {
       return undefined;
     }
     digests.set(presented, digest);
-    return budget(request, reply, start, row[0]);
+    return budget(request, reply, start, row[0], row[3]);
   });
 }
 
-function budget(request, reply, start, name) {
+function budget(request, reply, start, name, role) {
   const budget = name ?? request.ip;
   const now = Date.now();
   let window = windows.get(budget);
@@ -151,7 +158,7 @@ function budget(request, reply, start, name) {
     'x-ratelimit-remaining': Math.max(0, PER_MINUTE - window.count),
     'x-ratelimit-reset': Math.ceil((window.start + 60000 - now) / 1000),
   });
-  return { start, name };
+  return { start, name, role };
 }
 
 /** After the answer is sent: the route's counters and the access line (pino's format, stdout every 20 ms). */
@@ -169,12 +176,13 @@ function account(request, reply, admitted) {
   if (flushAt === undefined) flushAt = setTimeout(() => (process.stdout.write(pending), (pending = ''), (flushAt = undefined)), 20);
 }
 
-/** A route handler with the features around it when --features is given. */
-function route(handler) {
+/** A route handler with the features around it when --features is given (`uploads`: a reader's key is refused, 403). */
+function route(handler, uploads = false) {
   if (!withFeatures) return handler;
   return (request, reply) =>
     then(admit(request, reply), (admitted) => {
       if (admitted === undefined) return reply;
+      if (uploads && admitted.role === 'reader') return reply.code(403).type('text/plain; charset=utf-8').send('read-only key');
       return then(handler(request, reply), () => {
         account(request, reply, admitted);
         return reply;
@@ -186,16 +194,19 @@ const app = Fastify({ serverFactory: (handler) => createServer((req, res) => (re
 app.get('/upload/*', route((request, reply) => {
   const path = storedPath(request.params['*']);
   if (!path) return reply.code(400).type('text/plain; charset=utf-8').send('bad name');
-  return then(exists.get(path), (found) => {
-    if (found || statSync(join(storeRoot, path), { throwIfNoEntry: false })) return reply.code(409).type('text/plain; charset=utf-8').send('exists');
+  return then(recordStatus.get(path), (row) => {
+    if (row) return reply.code(409).type('text/plain; charset=utf-8').send(row[0] === 'withdrawn' ? 'withdrawn' : 'exists');
+    if (statSync(join(storeRoot, path), { throwIfNoEntry: false })) return reply.code(409).type('text/plain; charset=utf-8').send('exists');
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(signed('PUT', path, 3600)));
   });
-}));
+}, true));
 app.get('/download/*', route((request, reply) => {
   const path = storedPath(request.params['*']);
   if (!path) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
-  return then(exists.get(path), (found) => {
-    if (!found) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+  return then(recordStanding.get(path), (row) => {
+    if (!row || (request.headers['x-api-key'] === undefined && !(row[1] <= new Date().toISOString()))) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    if (row[0] === 'withdrawn') return reply.code(410).type('text/plain; charset=utf-8').send('withdrawn');
+    if (row[2] === 'mismatch' || row[2] === 'missing') return reply.code(409).type('text/plain; charset=utf-8').send('damaged');
     const url = signed('GET', path, 86400);
     return reply.code(302).header('location', url).type('text/html').send(JSON.stringify({ download_url: url }));
   });

@@ -21,7 +21,8 @@ import { describeMachine } from './lib/machine.js';
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  * Writes docs/benchmarks.md. Flags: --n (catalog size, default 1e6), --large (10M),
  * --seconds (per load run), --rounds (interleaved rounds), --before <dist> (another build,
- * e.g. main's, measured in the same rounds), --gib (file size), --quick (64 MiB file),
+ * e.g. main's, measured in the same rounds), --before-peer <file> (another bench/minimal-peer.mjs,
+ * run with --features beside peer+ in the endpoints' rounds), --gib (file size), --quick (64 MiB file),
  * --only a,b (endpoints (SQLite, and PostgreSQL with BENCH_DATABASE_URL; endpoints-postgres: that alone), catalog,visibility,hidden,large,bytes,reconcile,stall,client; and soak, never run unless named),
  * --files (reconcile's store, default 20000), --soak-seconds (default 60) or --minutes, and
  * --fault-every (seconds; default a twentieth of the run, at least 15) for the soak
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '5' },
     before: { type: 'string' },
+    'before-peer': { type: 'string' },
     quick: { type: 'boolean', default: false },
     gib: { type: 'string', default: '1' },
     files: { type: 'string', default: '20000' },
@@ -82,7 +84,7 @@ async function add(title: string, body: Promise<string> | string): Promise<void>
 }
 
 // `endpoints`: both engines; `endpoints-postgres`: PostgreSQL's alone.
-const endpoints = { seconds: Number(values.seconds), rounds: Number(values.rounds), beforeDist: values.before };
+const endpoints = { seconds: Number(values.seconds), rounds: Number(values.rounds), beforeDist: values.before, beforePeer: values['before-peer'] };
 if (only.has('endpoints')) await add('Endpoint throughput', benchEndpoints(endpoints));
 if (only.has('endpoints') || only.has('endpoints-postgres')) {
   await add('Endpoint throughput: PostgreSQL', pgUrl ? benchEndpoints({ ...endpoints, postgres: pgUrl }) : 'not measured: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to an empty database.');

@@ -94,11 +94,12 @@ export async function startBareNode(): Promise<ChildServer> {
 /**
  * The yardstick (bench/minimal-peer.mjs) on the catalog, store and signing secret of an SDC_HOME;
  * with `features`, the second yardstick: the same plus the service's per-request features; with
- * `catalog` (a PostgreSQL URL), its reads go to that catalog instead of the home's SQLite one.
+ * `catalog` (a PostgreSQL URL), its reads go to that catalog instead of the home's SQLite one;
+ * `script`: another version of the peer (the bench's --before-peer).
  */
-export async function startMinimalPeer(home: string, features = false, env: Record<string, string> = {}, catalog?: string): Promise<ChildServer> {
+export async function startMinimalPeer(home: string, features = false, env: Record<string, string> = {}, catalog?: string, script = join(ROOT, 'bench', 'minimal-peer.mjs')): Promise<ChildServer> {
   const flags = [...(features ? ['--features'] : []), ...(catalog === undefined ? [] : ['--catalog', catalog])];
-  const [command, args] = onServerCore(process.execPath, [join(ROOT, 'bench', 'minimal-peer.mjs'), home, ...flags]);
+  const [command, args] = onServerCore(process.execPath, [script, home, ...flags]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return wrap(child, await waitForUrl(child));
 }

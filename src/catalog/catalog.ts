@@ -8,7 +8,7 @@ import type { NameLeases } from './name-leases.js';
 import type { QueryFilter } from './query-filter.js';
 import type { QueryOptions } from './query-options.js';
 import type { Audience } from './visibility-sql.js';
-import type { Tombstone } from '../wire/record.js';
+import type { RecordField, Tombstone } from '../wire/record.js';
 import type { ManifestEntry } from '../wire/release.js';
 import type { AccessPolicy } from '../mission/index.js';
 import type { ReleaseDraft, Retraction, RetractOutcome, StoredRelease } from './release-manifests.js';
@@ -54,6 +54,12 @@ export interface Catalog {
   bulkLoad(records: Iterable<FileRecord> | AsyncIterable<FileRecord>): Promise<number>;
   /** The record of a path; answered at once (no promise) by backends that can, e.g. SQLite. */
   get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined>;
+  /**
+   * Only `fields` of a path's record (absent ones left out, as in get), for a check that needs
+   * no more (an upload's name check, a download's standing); at once where `get` is. `fields`
+   * should be a constant: its statement is made once per list.
+   */
+  getFields<F extends RecordField>(filePath: string, fields: readonly F[]): Pick<FileRecord, F> | undefined | Promise<Pick<FileRecord, F> | undefined>;
   /**
    * Whether a record has this path, without reading the record (the path's own index
    * answers): all that an upload's or a download's check needs. At once where `get` is.

@@ -64,3 +64,38 @@ export function rowOf(record: FileRecord): Omit<FilesTable, 'is_latest' | 'relea
   for (const field of FIELDS) row[field] = record[field] ?? null;
   return row as Omit<FilesTable, 'is_latest' | 'release_logged'>;
 }
+
+/** Some fields of a path's record, read by the primary key: the statement and its row's conversion. */
+export interface FieldsRead<F extends RecordField> {
+  readonly text: string;
+  readonly recordOf: (row: RecordRow) => Pick<FileRecord, F>;
+}
+
+// Keyed by the caller's constant field list, so that a request builds no SQL text.
+const fieldsReads = new WeakMap<readonly RecordField[], FieldsRead<RecordField>>();
+
+/**
+ * The read of `fields` of a path's record (Catalog.getFields): only the columns a check needs,
+ * as each column read costs the driver per request (PostgreSQL's pg sets up a parser for every
+ * column of a result; docs/performance.md, "Per-request cost on both engines").
+ */
+export function fieldsRead<F extends RecordField>(fields: readonly F[]): FieldsRead<F> {
+  let read = fieldsReads.get(fields);
+  if (read === undefined) {
+    const integer = fields.map((f) => RECORD_COLUMNS.find((c) => c.field === f)!.integer);
+    read = {
+      text: `SELECT ${fields.join(', ')} FROM files WHERE file_path = ?`,
+      recordOf: (row) => {
+        const record: Record<string, unknown> = {};
+        for (let i = 0; i < fields.length; i++) {
+          const value = row[i];
+          if (value === null || value === undefined) continue;
+          record[fields[i]!] = integer[i] ? Number(value) : value;
+        }
+        return record as Pick<FileRecord, RecordField>;
+      },
+    };
+    fieldsReads.set(fields, read);
+  }
+  return read as unknown as FieldsRead<F>;
+}

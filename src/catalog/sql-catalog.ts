@@ -29,7 +29,7 @@ import { isPointRead } from './filter-sql.js';
 import { allPaths, countSql, firstPageSql, queryRecords } from './record-reads.js';
 import type { RecordPages } from './record-pages.js';
 import type { CatalogDatabase } from './schema.js';
-import { TOMBSTONE_FIELDS } from '../wire/record.js';
+import { TOMBSTONE_FIELDS, type RecordField } from '../wire/record.js';
 
 /** Rows per multi-row INSERT (a record's columns each; SQLite allows 32766 parameters per statement). */
 const INSERT_BATCH = Math.floor(6000 / RECORD_COLUMN_COUNT);
@@ -72,6 +72,7 @@ export abstract class SqlCatalog implements Catalog {
 
   abstract get(filePath: string): FileRecord | undefined | Promise<FileRecord | undefined>;
   abstract has(filePath: string): boolean | Promise<boolean>;
+  abstract getFields<F extends RecordField>(filePath: string, fields: readonly F[]): Pick<FileRecord, F> | undefined | Promise<Pick<FileRecord, F> | undefined>;
 
   /**
    * Runs a read statement (`?` placeholders) as the engine runs reads; its rows as arrays in

@@ -1,11 +1,11 @@
-import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH } from '../errors/index.js';
+import { FILE_NOT_FOUND, INVALID_NAME, NO_FILE_IN_PATH, NOT_RELEASED } from '../errors/index.js';
 import { exampleStoredPath, resolveRequestPath, type ScienceFileName } from '../mission/index.js';
 import { ingestionStamp } from '../wire/instant.js';
 import { failure, type Envelope } from './envelope.js';
 import { ingest, policyReleaseDate } from './ingest.js';
 import { andThen, type MaybePromise } from './maybe-async.js';
 import { isOutOfSpace } from './out-of-space.js';
-import { evidenceRefusal, servableTo, servableUnrecorded, type WithdrawnAccess } from './servable.js';
+import { evidenceRefusal, servableTo, servableUnrecorded, SERVING_FIELDS, type ServeVerdict, type WithdrawnAccess } from './servable.js';
 import { promoteWaitingFor } from './promotion.js';
 import type { ServiceContext } from './service-context.js';
 import { ANONYMOUS, type Caller } from './visibility.js';
@@ -31,11 +31,18 @@ export function download(ctx: ServiceContext, requestPath: string, evidence: Wit
   }
   const path = resolved.path;
   const name = resolved.name;
-  return andThen(ctx.catalog.get(path), (record) => {
-    if (record === undefined) return unrecorded(ctx, path, name, requestPath, caller);
-    const verdict = servableTo(ctx, caller, record, { evidence: evidence.include }, requestPath);
+  const ask = { evidence: evidence.include };
+  const answer = (verdict: ServeVerdict): MaybePromise<Envelope> => {
     if (verdict.served) return redirect(ctx, path, verdict.evidence);
     return FILE_NOT_FOUND.is(verdict.refusal) ? andThen(absentNameLookups(ctx, path), () => failure(verdict.refusal)) : failure(verdict.refusal);
+  };
+  // Only the fields that decide (servable.ts); a hidden or unreleased file's refusal needs no more.
+  return andThen(ctx.catalog.getFields(path, SERVING_FIELDS), (standing) => {
+    if (standing === undefined) return unrecorded(ctx, path, name, requestPath, caller);
+    const verdict = servableTo(ctx, caller, { file_path: path, ...standing }, ask, requestPath);
+    if (verdict.served || FILE_NOT_FOUND.is(verdict.refusal) || NOT_RELEASED.is(verdict.refusal)) return answer(verdict);
+    // Withdrawn or damaged: the answer says when and why, from the whole record, read now (it decides again).
+    return andThen(ctx.catalog.get(path), (record) => (record === undefined ? unrecorded(ctx, path, name, requestPath, caller) : answer(servableTo(ctx, caller, record, ask, requestPath))));
   });
 }
 

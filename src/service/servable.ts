@@ -14,6 +14,17 @@ export interface ServeAsk {
   readonly evidence?: boolean;
 }
 
+/**
+ * The fields of a record that decide whether its bytes are served (servableTo): who sees it
+ * (release_date), withdrawn (status), damaged (fixity). A byte path reads only these
+ * (Catalog.getFields), and the whole record only to word a refusal (docs/performance.md,
+ * "Per-request cost on both engines").
+ */
+export const SERVING_FIELDS = ['status', 'release_date', 'fixity'] as const;
+
+/** A record as servableTo decides on it: the deciding fields at least; a refusal's words come from the rest when there. */
+export type ServingRecord = Pick<FileRecord, 'file_path' | (typeof SERVING_FIELDS)[number]> & Partial<FileRecord>;
+
 /** Served (`evidence`: a withdrawn file's kept bytes, for a curator), or refused and why. */
 export type ServeVerdict = { readonly served: true; readonly evidence: boolean } | { readonly served: false; readonly refusal: ServerError };
 
@@ -25,7 +36,7 @@ export type ServeVerdict = { readonly served: true; readonly evidence: boolean }
  * name as asked), a public record whose bytes are not released yet 403 SDC_NOT_RELEASED; then
  * the record's own standing (servable).
  */
-export function servableTo(ctx: ServiceContext, caller: Caller, record: FileRecord, ask: ServeAsk = {}, requestPath = record.file_path): ServeVerdict {
+export function servableTo(ctx: ServiceContext, caller: Caller, record: ServingRecord, ask: ServeAsk = {}, requestPath = record.file_path): ServeVerdict {
   const visible = servableUnrecorded(ctx, caller, record.file_path, record.release_date, requestPath);
   return visible.served ? servable(record, ask) : visible;
 }
@@ -53,7 +64,7 @@ export function servableUnrecorded(ctx: ServiceContext, caller: Caller, filePath
  * 2. damaged (the last fixity audit found the bytes changed or gone): 409, evidence included;
  * 3. otherwise served; a withdrawn file's bytes as evidence.
  */
-export function servable(record: FileRecord, ask: ServeAsk = {}): ServeVerdict {
+export function servable(record: ServingRecord, ask: ServeAsk = {}): ServeVerdict {
   const withdrawn = record.status === 'withdrawn';
   if (withdrawn && !ask.evidence) return { served: false, refusal: withdrawnError(record) };
   if (fixityFailed(record.fixity)) return { served: false, refusal: FIXITY_FAILED.create(record.file_path, record.verified_date ?? 'an earlier date', record.fixity) };
@@ -72,7 +83,7 @@ export function evidenceRefusal(access: WithdrawnAccess): ServerError | undefine
 }
 
 /** 410 Gone: when, why, and the replacement (also as a Link, RFC 5829 successor-version). */
-function withdrawnError(record: FileRecord): ServerError {
+function withdrawnError(record: ServingRecord): ServerError {
   const replacement = record.superseded_by;
   const link: Record<string, string> = replacement === undefined ? {} : { Link: `</download/${encodeURI(replacement)}>; rel="successor-version"` };
   // A reason stored before control characters were refused shows them escaped (docs/api.md, "Withdrawn files").

@@ -69,6 +69,15 @@ export function testCatalog(name: string, make: () => Promise<CatalogUnderTest>,
       expect(await catalog().get('imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v09-09.cdf')).toBeUndefined();
     });
 
+    // Upload's and download's checks read only these (docs/performance.md, "Per-request cost on both engines").
+    it('reads only the fields asked for of a path\'s record, absent ones left out, integers as numbers', async () => {
+      const record = { ...recordOf('imap_mag_l2_norm_20240109_20240109_v03-07.cdf', 123_456_789_012), release_date: '2024-01-01T00:00:00Z' };
+      await catalog().insert(record);
+      expect(await catalog().getFields(record.file_path, ['status', 'release_date', 'fixity'])).toEqual({ release_date: record.release_date });
+      expect(await catalog().getFields(record.file_path, ['size', 'sha256'])).toEqual({ size: 123_456_789_012, sha256: record.sha256 });
+      expect(await catalog().getFields(`${record.file_path}x`, ['status'])).toBeUndefined();
+    });
+
     it('says whether a path has a record, exactly (no prefix, no other case)', async () => {
       const record = recordOf(names[1]!);
       expect(await catalog().has(record.file_path)).toBe(false);

@@ -6,7 +6,8 @@ import type { FileRecord } from '../file-record.js';
 import type { KeyStore } from '../key-store.js';
 import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
 import { migrateToLatest, migrationPlan } from '../migration-runner.js';
-import { recordOfRow } from '../record-columns.js';
+import { fieldsRead, recordOfRow } from '../record-columns.js';
+import type { RecordField } from '../../wire/record.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
 import { SqlCatalog } from '../sql-catalog.js';
@@ -184,6 +185,14 @@ export class PostgresCatalog extends SqlCatalog {
     return this.driver('read', async () => {
       const [row] = await this.rowsOf(RECORD_BY_PATH_SQL, [filePath]);
       return row && recordOfRow(row);
+    });
+  }
+
+  getFields<F extends RecordField>(filePath: string, fields: readonly F[]): Promise<Pick<FileRecord, F> | undefined> {
+    const { text, recordOf } = fieldsRead(fields);
+    return this.driver('read', async () => {
+      const [row] = await this.rowsOf(text, [filePath]);
+      return row && recordOf(row);
     });
   }
 

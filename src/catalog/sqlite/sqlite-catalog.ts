@@ -9,7 +9,8 @@ import type { FileRecord } from '../file-record.js';
 import type { KeyStore } from '../key-store.js';
 import type { MigrateOptions, MigrationPlan } from '../migration-plan.js';
 import { migrateToLatest, migrationPlan } from '../migration-runner.js';
-import { recordOfRow } from '../record-columns.js';
+import { fieldsRead, recordOfRow } from '../record-columns.js';
+import type { RecordField } from '../../wire/record.js';
 import { PATH_EXISTS_SQL, RECORD_BY_PATH_SQL } from '../record-reads.js';
 import type { CatalogDatabase } from '../schema.js';
 import { SqlCatalog } from '../sql-catalog.js';
@@ -130,6 +131,8 @@ export class SqliteCatalog extends SqlCatalog {
   private readonly write: (source: string) => Statement;
   private readonly byPath: Statement;
   private readonly pathExists: Statement;
+  /** getFields' statements, one per (constant) field list. */
+  private readonly byPathFields = new Map<string, Statement>();
 
   constructor(
     db: Kysely<CatalogDatabase>,
@@ -197,6 +200,15 @@ export class SqliteCatalog extends SqlCatalog {
   get(filePath: string): FileRecord | undefined {
     const row = backendCall(this.backendName(), 'read', () => this.byPath.get(filePath)) as unknown[] | undefined;
     return row && recordOfRow(row);
+  }
+
+  /** At once, no promise, like get. */
+  getFields<F extends RecordField>(filePath: string, fields: readonly F[]): Pick<FileRecord, F> | undefined {
+    const read = fieldsRead(fields);
+    let statement = this.byPathFields.get(read.text);
+    if (statement === undefined) this.byPathFields.set(read.text, (statement = this.reader.prepare(read.text).raw()));
+    const row = backendCall(this.backendName(), 'read', () => statement.get(filePath)) as unknown[] | undefined;
+    return row && read.recordOf(row);
   }
 
   /** At once, no promise, like get. */

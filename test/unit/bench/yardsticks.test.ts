@@ -9,6 +9,7 @@ import { syntheticRecords } from '../../../src/catalog/index.js';
 import { openCatalog } from '../../../src/catalog/open-catalog.js';
 import { IMAP_MISSION } from '../../../src/mission/index.js';
 import { runCli } from '../../helpers/run-cli.js';
+import { withdrawInCatalog } from '../../helpers/withdraw-in-catalog.js';
 
 // The bench's yardsticks (issue 15) must do the work they stand for, or their ratios mean nothing.
 
@@ -107,6 +108,33 @@ describe('the yardstick with the features (bench/minimal-peer.mjs --features)', 
     expect(lines.map((line) => JSON.parse(line) as { api_key: string | null; res: { statusCode: number } })).toContainEqual(
       expect.objectContaining({ api_key: 'bench', res: { statusCode: 302 }, msg: 'request' }),
     );
+  });
+
+  // What the service reads on every upload and download (docs/performance.md, "Per-request cost
+  // on both engines"): the path's record (withdrawn, damaged, released) and the key's role.
+  it("reads the path's record: a withdrawn file is gone (410) and its name taken (409), a damaged one refused (409)", async () => {
+    const [withdrawn, damaged] = [...syntheticRecords(IMAP_MISSION, 3)].slice(1).map((r) => r.file_path);
+    await withdrawInCatalog(home, withdrawn!, 'bad calibration');
+    const catalog = await openCatalog(`sqlite:${join(home, 'catalog.db')}`);
+    try {
+      await catalog.recordFixity(damaged!, new Date().toISOString(), 'mismatch');
+    } finally {
+      await catalog.close();
+    }
+    const get = (path: string) => fetch(`${url}${path}`, { headers: { 'x-api-key': key }, redirect: 'manual' });
+    const gone = await get(`/download/${withdrawn}`);
+    expect([gone.status, await gone.text()]).toEqual([410, 'withdrawn']);
+    const taken = await get(`/upload/${withdrawn}`);
+    expect([taken.status, await taken.text()]).toEqual([409, 'withdrawn']);
+    expect((await get(`/download/${damaged}`)).status).toBe(409);
+    expect((await get(`/download/${stored}`)).status).toBe(302);
+  });
+
+  it("reads the key's role: a reader's key may not upload (403)", async () => {
+    const reader = (await runCli(['keys', 'create', 'reader1', '--role', 'reader', '--home', home])).stdout.trim();
+    const fresh = 'imap/swe/l1a/2024/01/imap_swe_l1a_sci_20240105_20240105_v99-99.cdf';
+    expect((await fetch(`${url}/upload/${fresh}`, { headers: { 'x-api-key': reader } })).status).toBe(403);
+    expect((await fetch(`${url}/upload/${fresh}`, { headers: { 'x-api-key': key } })).status).toBe(200);
   });
 });
 
