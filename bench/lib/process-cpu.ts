@@ -120,7 +120,8 @@ export class CpuTracker {
     if (name) this.seen.set(p.pid, { comm: p.comm, base: atStart ? p.ticks : 0, ticks: p.ticks, label: name });
   }
 
-  private sample(): void {
+  /** Takes a sample now (the timer takes one every `everyMs`). */
+  sample(): void {
     this.last = cpuSnapshot();
     for (const p of this.last.processes.values()) this.note(p, false);
   }
