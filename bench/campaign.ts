@@ -245,6 +245,29 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
     });
     await Promise.all(caughtUp);
 
+    // Each read instance's clients in a process of their own, at the instance's priority, as clients on their own hosts.
+    const readerClients = readers.map((reader, r) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', SEARCH_CLIENT, readerInstances[r]!.url, '2'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      prioritize(child.pid!, reader.nice);
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const result = new Promise<{ idle: number[]; campaign: number[]; errors: number }>((resolve) =>
+        child.on('close', () => {
+          try {
+            resolve(JSON.parse(out.replace(/^ready\n/, '')));
+          } catch (err) {
+            // Its figures lost, not the run's: reported as no searches.
+            say(`search clients of ${reader.name}: ${(err as Error).message} (${out.length} characters)`);
+            resolve({ idle: [], campaign: [], errors: NaN });
+          }
+        }),
+      );
+      const ready = new Promise<void>((resolve) => child.stdout.on('data', () => out.startsWith('ready\n') && resolve()));
+      return { child, result, ready };
+    });
+    // Their start-up (tsx, fetch) behind them before the idle phase, so that it is not in its p99.
+    await Promise.race([Promise.all(readerClients.map((c) => c.ready)), sleep(60_000)]);
+    for (const { child } of readerClients) child.stdin.write('idle\n');
     say('two instances listening, harvesters at the head of the log; searches idle for 15 s');
     const latencies = { idle: [] as number[], campaign: [] as number[] };
     // With read instances, two clients each (A and B keep two of their four), so that the searches' load is alike.
@@ -260,25 +283,6 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
         if (!ok) searchErrors++;
         else if (at === phase) latencies[at].push(performance.now() - t0);
       }
-    });
-    // Each read instance's clients in a process of their own, at the instance's priority, as clients on their own hosts.
-    const readerClients = readers.map((reader, r) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', SEARCH_CLIENT, readerInstances[r]!.url, '2'], { stdio: ['pipe', 'pipe', 'inherit'] });
-      prioritize(child.pid!, reader.nice);
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      const result = new Promise<{ idle: number[]; campaign: number[]; errors: number }>((resolve) =>
-        child.on('close', () => {
-          try {
-            resolve(JSON.parse(out));
-          } catch (err) {
-            // Its figures lost, not the run's: reported as no searches.
-            say(`search clients of ${reader.name}: ${(err as Error).message} (${out.length} characters)`);
-            resolve({ idle: [], campaign: [], errors: NaN });
-          }
-        }),
-      );
-      return { child, result };
     });
     await sleep(15_000);
 
