@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { runPool } from '../src/concurrency/run-pool.js';
-import { IMAP_MISSION } from '../src/mission/index.js';
 import { Instance } from '../test/faults/fault-world.js';
 import { HAVE_PRODUCTION_BACKENDS, PRODUCTION_BACKENDS_LABEL } from '../test/helpers/backends.js';
 import { SDC_BIN } from '../test/helpers/child-server.js';
@@ -15,17 +16,31 @@ import { RGW_ACCESS_KEY, RGW_SECRET_KEY, startRgw } from '../test/helpers/rgw.js
 import { startNginx, type Nginx } from '../test/helpers/nginx.js';
 import { notifyBucket } from '../test/helpers/rgw-topics.js';
 import { writeCampaignFiles } from './lib/campaign-files.js';
+import { campaignSearch as search } from './lib/campaign-searches.js';
+import { CpuTracker, reapedChildrenMs, startedWith } from './lib/process-cpu.js';
 import { runSdc } from './lib/child-server.js';
 import { LockSampler } from './lib/lock-sampler.js';
 import { fmt, percentile, table } from './lib/stats.js';
 
 const COUNTER = new URL('./lib/count-requests.mjs', import.meta.url).pathname;
 
+/** One process's counts file; read again if it was caught half written (the preload rewrites it every half second). */
+async function readCounts(file: string): Promise<{ s3: Record<string, number>; pg: Record<string, number> }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as { s3: Record<string, number>; pg: Record<string, number> };
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      await sleep(25);
+    }
+  }
+}
+
 /** The instances' counts so far (lib/count-requests.mjs), summed over their processes. */
 async function countsIn(dir: string): Promise<{ s3: Record<string, number>; pg: Record<string, number> }> {
   const sum = { s3: {} as Record<string, number>, pg: {} as Record<string, number> };
   for (const name of await readdir(dir)) {
-    const one = JSON.parse(await readFile(join(dir, name), 'utf8')) as typeof sum;
+    const one = await readCounts(join(dir, name));
     for (const part of ['s3', 'pg'] as const) for (const [k, n] of Object.entries(one[part])) sum[part][k] = (sum[part][k] ?? 0) + n;
   }
   return sum;
@@ -57,6 +72,38 @@ export interface CampaignOptions {
   readonly seed: number;
   /** Count the instances' S3 requests and PostgreSQL statements per acknowledged file (lib/count-requests.mjs). */
   readonly countRequests?: boolean;
+  /**
+   * Also serve half the searches from read instances of their own, outside nginx, taking no
+   * uploads or notifications: one whose processes (instance, its PostgreSQL backends, its clients)
+   * run at nice -10 over the campaign's, one at the same priority; the other half go to A and B as
+   * before. The searches' p99 during ÷ idle of each, from one run (docs/performance.md, "Searches
+   * beside a campaign").
+   */
+  readonly readInstance?: boolean;
+}
+
+/** The read instances of --read-instance: name and nice (-10: the CPU goes to them first when both want it). */
+const READERS = [
+  { name: 'C', nice: -10 },
+  { name: 'D', nice: 0 },
+] as const;
+const SEARCH_CLIENT = new URL('./lib/campaign-searcher.ts', import.meta.url).pathname;
+
+/** Sets the nice of every thread of `pid` (Linux's nice is per thread; a process's later threads inherit its creator's). */
+function prioritize(pid: number, nice: number): void {
+  let tasks: string[] = [String(pid)];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // gone, or not Linux: the process alone
+  }
+  for (const tid of tasks) {
+    try {
+      setPriority(Number(tid), nice);
+    } catch {
+      // ended meanwhile
+    }
+  }
 }
 
 const TOKEN = 'campaign-events-token';
@@ -65,22 +112,16 @@ const BASELINE_FILES = 2000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const say = (line: string) => console.error(`campaign ${new Date().toISOString().slice(11, 19)}: ${line}`);
 
-/** Six selective searches over the seeded records, a fresh value each round. */
-function search(i: number): string {
-  const month = new Date(Date.UTC(2020, i % 24, 1));
-  const ym = `${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
-  const instrument = IMAP_MISSION.instruments[i % IMAP_MISSION.instruments.length]!;
-  const level = IMAP_MISSION.dataLevels[i % IMAP_MISSION.dataLevels.length]!;
-  return [
-    `/query?instrument=${instrument}&data_level=${level}&start_date=${ym}01&end_date=${ym}28`,
-    `/query?descriptor=${['sci', 'burst', 'hk', 'cal'][i % 4]}&start_date=${ym}01&end_date=${ym}03`,
-    `/query?instrument=${instrument}&start_date=${ym}10&end_date=${ym}10`,
-    `/query?version=latest&instrument=${instrument}&data_level=${level}&start_date=${ym}01&end_date=${ym}28`,
-    `/coverage?instrument=${instrument}&data_level=${level}&start_date=${ym}01&end_date=${ym}28`,
-    `/query?ingestion_start_date=2025-01-0${1 + (i % 5)}T00:00:00Z&ingestion_end_date=2025-01-0${1 + (i % 5)}T00:05:00Z`,
-  ][i % 6]!;
+/** CPU ms per file by label over the campaign, largest first; the uploaders (ended, reaped by this process) and what nothing here used too. */
+function cpuPerFile(cpu: ReturnType<CpuTracker['stop']>, files: number): string[][] {
+  const { byLabel, machineMs } = cpu;
+  byLabel.set('uploaders (`sdc upload`, ended: reaped by the bench)', reapedChildrenMs(cpu.first, cpu.last, process.pid));
+  const ours = [...byLabel.values()].reduce((a, b) => a + b, 0);
+  const rows = [...byLabel].sort((a, b) => b[1] - a[1]).map(([name, ms]) => [name, fmt(ms / files, 2), `${fmt((ms / machineMs) * 100, 1)} %`]);
+  rows.push(['all of the above', fmt(ours / files, 2), `${fmt((ours / machineMs) * 100, 1)} %`]);
+  rows.push(["the machine's other processes (other users' work)", fmt((machineMs - ours) / files, 2), `${fmt(((machineMs - ours) / machineMs) * 100, 1)} %`]);
+  return rows;
 }
-
 
 export async function benchCampaign(options: CampaignOptions): Promise<string> {
   if (!HAVE_PRODUCTION_BACKENDS) return `not measured: ${PRODUCTION_BACKENDS_LABEL}.`;
@@ -92,6 +133,10 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
   const catalogUrl = new URL(schema.url);
   catalogUrl.searchParams.set('application_name', applicationName);
   const instances: Instance[] = [];
+  const readerInstances: Instance[] = [];
+  // The bench's own look-ups (whose backend is whose), and the lock sampler's connection named apart.
+  const adminPool = new pg.Pool({ connectionString: schema.url, max: 1 });
+  const samplerName = `${applicationName}-lock-sampler`;
   let balancer: Nginx | undefined;
   try {
     const { groups, bytes } = await writeCampaignFiles(dataDir, options.files, options.uploaders);
@@ -148,6 +193,31 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
     // The push-endpoint is the balancer in front of both, as docs/self-hosted.md says: the promotions are spread over them.
     balancer = await startNginx(instances.map((i) => i.url));
     await notifyBucket(rgw.endpoint, rgw.client, bucket, `${balancer.url}/events/s3?token=${TOKEN}`, { persistent: options.topic === 'persistent' });
+    // --read-instance: instances that serve searches only, each with its own connections' name so
+    // that its PostgreSQL backends are found (and given its priority) among the others'.
+    const readers = options.readInstance ? READERS.map((r) => ({ ...r, applicationName: `${applicationName}-${r.name}` })) : [];
+    for (const reader of readers) {
+      const url = new URL(catalogUrl);
+      url.searchParams.set('application_name', reader.applicationName);
+      const instance = new Instance(reader.name, await freePort(), { ...env, SDC_CATALOG: url.toString() });
+      readerInstances.push(instance);
+      await instance.start();
+      prioritize(instance.process!.pid!, reader.nice);
+    }
+    // The readers' backends come and go with their pools: given the reader's priority every second.
+    const backendsOf = async (names: readonly string[]) =>
+      (await adminPool.query<{ pid: number; name: string }>('SELECT pid, application_name AS name FROM pg_stat_activity WHERE application_name = ANY($1)', [names])).rows;
+    // Whose each backend is, for the CPU per process (lib/process-cpu.ts): the pools open and close connections throughout.
+    const backendNames = [applicationName, ...readers.map((r) => r.applicationName), samplerName];
+    const backends = new Map<number, string>();
+    const renice = async () => {
+      for (const { pid, name } of await backendsOf(backendNames)) {
+        backends.set(pid, name);
+        const reader = readers.find((r) => r.applicationName === name);
+        if (reader) prioritize(pid, reader.nice);
+      }
+    };
+    const reniceTimer = setInterval(() => void renice().catch(() => undefined), 1000);
 
     // Two harvesters at the log's head, as downstream archives follow it: each first pages through
     // what the seed logged (its 100k entries took them seconds, which the first files' lag measured), then polls.
@@ -175,10 +245,35 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
     });
     await Promise.all(caughtUp);
 
+    // Each read instance's clients in a process of their own, at the instance's priority, as clients on their own hosts.
+    const readerClients = readers.map((reader, r) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', SEARCH_CLIENT, readerInstances[r]!.url, '2'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      prioritize(child.pid!, reader.nice);
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const result = new Promise<{ idle: number[]; campaign: number[]; errors: number }>((resolve) =>
+        child.on('close', () => {
+          try {
+            resolve(JSON.parse(out.replace(/^ready\n/, '')));
+          } catch (err) {
+            // Its figures lost, not the run's: reported as no searches.
+            say(`search clients of ${reader.name}: ${(err as Error).message} (${out.length} characters)`);
+            resolve({ idle: [], campaign: [], errors: NaN });
+          }
+        }),
+      );
+      const ready = new Promise<void>((resolve) => child.stdout.on('data', () => out.startsWith('ready\n') && resolve()));
+      return { child, result, ready };
+    });
+    // Their start-up (tsx, fetch) behind them before the idle phase, so that it is not in its p99.
+    await Promise.race([Promise.all(readerClients.map((c) => c.ready)), sleep(60_000)]);
+    for (const { child } of readerClients) child.stdin.write('idle\n');
     say('two instances listening, harvesters at the head of the log; searches idle for 15 s');
     const latencies = { idle: [] as number[], campaign: [] as number[] };
-    const searchers = Array.from({ length: 4 }, async (_, k) => {
-      for (let i = k; phase !== 'done'; i += 4) {
+    // With read instances, two clients each (A and B keep two of their four), so that the searches' load is alike.
+    const inProcess = readers.length > 0 ? 2 : 4;
+    const searchers = Array.from({ length: inProcess }, async (_, k) => {
+      for (let i = k; phase !== 'done'; i += inProcess) {
         const at = phase;
         const t0 = performance.now();
         // A connection reset (a busy instance closing a kept-alive connection) is counted, not fatal to the run.
@@ -207,12 +302,37 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
         await sleep(50);
       }
     };
-    const sampler = new LockSampler(schema.url, applicationName);
+    const samplerUrl = new URL(schema.url);
+    samplerUrl.searchParams.set('application_name', samplerName);
+    const sampler = new LockSampler(samplerUrl.toString(), applicationName);
     sampler.start();
     phase = 'campaign';
     say('campaign started');
     const countsBefore = options.countRequests ? await countsIn(countDir) : undefined;
     const started = performance.now();
+    for (const { child } of readerClients) child.stdin.write('campaign\n');
+    // Who has which PostgreSQL backend, before and after: the instances' pools may open more during the campaign.
+    await renice();
+    const nginxMasters = new Set<number>();
+    const cpu = new CpuTracker((p) => {
+      if (p.pid === process.pid) return 'bench process (harvesters, prober, lock sampler, the searches of A and B)';
+      const instance = [...instances, ...readerInstances].find((i) => i.process?.pid === p.pid);
+      if (instance) return `sdc serve ${instance.name}${readerInstances.includes(instance) ? ' (read instance)' : ''}`;
+      const client = readerClients.findIndex((c) => c.child.pid === p.pid);
+      if (client >= 0) return `search clients of ${readers[client]!.name}`;
+      if (p.comm === 'postgres') {
+        const name = backends.get(p.pid);
+        if (name === applicationName) return 'PostgreSQL backends of A and B';
+        if (name === samplerName) return "PostgreSQL backend of the bench's lock sampler";
+        if (name) return `PostgreSQL backends of ${name.slice(name.lastIndexOf('-') + 1)}`;
+        // walwriter, checkpointer, ...: the machine's, shared with whatever else uses its PostgreSQL.
+        return /\(\d+\)|\[local\]/.test(p.cmdline) ? undefined : 'PostgreSQL auxiliary processes (WAL writer, checkpointer, ...: shared)';
+      }
+      if (startedWith(p.pid, `RGW_OWNER_PID=${process.pid}`)) return ['radosgw', 'ceph-osd', 'ceph-mon'].includes(p.comm) ? p.comm : "RGW recipe's other processes";
+      if (p.comm === 'nginx' && p.ppid === process.pid) nginxMasters.add(p.pid);
+      if (p.comm === 'nginx' && (p.ppid === process.pid || nginxMasters.has(p.ppid))) return 'nginx';
+      return undefined;
+    });
     await Promise.all(
       groups.map(
         (paths, u) =>
@@ -236,6 +356,7 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
       ),
     );
     const lastAck = performance.now();
+    const cpuUsed = cpu.stop();
     for (const instance of instances) for (const line of instance.logs.filter((l) => l.includes('"level":50')).slice(0, 2)) say(`${instance.name} logged: ${line.slice(0, 1500)}`);
     say(`${acknowledged.size} acknowledged; waiting for /changes`);
     const filesPerSecond = acknowledged.size / ((lastAck - started) / 1000);
@@ -247,7 +368,10 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
     phase = 'done';
     // After every file was seen in /changes (or 60 s): the promotions and their records are all counted.
     const countsAfter = options.countRequests ? await countsIn(countDir) : undefined;
+    for (const { child } of readerClients) child.stdin.end('done\n');
     await Promise.all([...searchers, ...harvesters, ...probes]);
+    const readerLatencies = await Promise.all(readerClients.map((c) => c.result));
+    clearInterval(reniceTimer);
 
     const lag = (seen: Map<string, number>) =>
       [...acknowledged].filter(([p]) => seen.has(p)).map(([p, t]) => Math.max(0, seen.get(p)! - t) / 1000).sort((a, b) => a - b);
@@ -257,6 +381,17 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
     const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
     const ratio = filesPerSecond / rawPerSecond;
     const searchRatio = p99(latencies.campaign) / p99(latencies.idle);
+    const readerRows = readers.map((reader, r) => {
+      const l = readerLatencies[r]!;
+      const ratio = p99(l.campaign) / p99(l.idle);
+      return [
+        `searches p99 during ÷ idle (ms), read instance ${reader.name} at nice ${reader.nice} (its backends and clients too)`,
+        `${fmt(p99(l.campaign), 1)} ÷ ${fmt(p99(l.idle), 1)} = **${fmt(ratio)}** (${l.campaign.length} and ${l.idle.length} searches; ${l.errors} failed)`,
+        '≤ 3',
+        ratio <= 3 ? 'yes' : 'no',
+      ];
+    });
+    const cpuRows = cpuPerFile(cpuUsed, acknowledged.size);
     return [
       `${options.files} files (${fmt(bytes / 2 ** 20, 0)} MiB, 10-200 KB), ${options.uploaders} uploaders × \`sdc upload --jobs ${options.jobs}\` through two instances on RGW + PostgreSQL (${options.seed} records seeded), the bucket's topic ${options.topic === 'persistent' ? 'persistent (RGW queues, answers the PUT first)' : 'synchronous (RGW pushes before it answers the PUT)'}.`,
       '',
@@ -281,6 +416,7 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
             'a ceiling far above the load',
             `ceiling ≈ ${fmt(commitsPerSecond / Math.max(lock.busy, 1e-9), 0)} commits/s`,
           ],
+          ...readerRows,
           ...(countsBefore && countsAfter
             ? [
                 ['S3 requests per acknowledged file, both instances (sweeps\' LISTs included)', perFile(countsBefore.s3, countsAfter.s3, acknowledged.size), 'fewer', '–'],
@@ -289,10 +425,15 @@ export async function benchCampaign(options: CampaignOptions): Promise<string> {
             : []),
         ],
       ),
+      '',
+      `CPU per acknowledged file by process, from /proc sampled every second over the campaign (${fmt(cpuUsed.windowMs / 1000, 1)} s, ${fmt(cpuUsed.machineMs / cpuUsed.windowMs, 2)} cores busy on the machine):`,
+      '',
+      table(['process', 'CPU ms per file', 'share of the machine\'s busy time'], cpuRows),
     ].join('\n');
   } finally {
     await balancer?.stop();
-    await Promise.all(instances.map((i) => i.kill('SIGTERM')));
+    await Promise.all([...instances, ...readerInstances].map((i) => i.kill('SIGTERM')));
+    await adminPool.end();
     await rgw.stop();
     await schema.drop().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });

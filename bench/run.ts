@@ -29,7 +29,8 @@ import { describeMachine } from './lib/machine.js';
  * (docs/reliability.md, "Soak": an hour is `npm run soak -- --minutes 60`);
  * `--only campaign` (never run unless named; docs/performance.md, "A reprocessing campaign"):
  * --campaign-files (default 20000), --topic sync|persistent|both (default both), --count-requests
- * (the instances' S3 requests and PostgreSQL statements per file), --seed (records
+ * (the instances' S3 requests and PostgreSQL statements per file), --read-instance (half the
+ * searches from read instances of their own, one at CPU priority), --seed (records
  * seeded first, default 100000).
  * `--only catalog10m` (never run unless named; docs/performance.md, "A catalog of 10M records",
  * docs/scale.md): PostgreSQL catalogs of --n (default 1M) and --big (default 10M) records side
@@ -56,6 +57,7 @@ const { values } = parseArgs({
     'campaign-files': { type: 'string', default: '20000' },
     topic: { type: 'string', default: 'both' },
     'count-requests': { type: 'boolean', default: false },
+    'read-instance': { type: 'boolean', default: false },
     seed: { type: 'string', default: '100000' },
     big: { type: 'string', default: '10000000' },
     'no-partitioned': { type: 'boolean', default: false },
@@ -110,7 +112,7 @@ if (only.has('soak')) {
 if (only.has('campaign')) {
   const topics = values.topic === 'both' ? (['sync', 'persistent'] as const) : ([values.topic as 'sync' | 'persistent'] as const);
   for (const topic of topics) {
-    await add(`A reprocessing campaign through RGW + PostgreSQL + two instances (${topic} topic)`, benchCampaign({ files: Number(values['campaign-files']), uploaders: 4, jobs: 8, topic, seed: Number(values.seed), countRequests: values['count-requests'] }));
+    await add(`A reprocessing campaign through RGW + PostgreSQL + two instances (${topic} topic)`, benchCampaign({ files: Number(values['campaign-files']), uploaders: 4, jobs: 8, topic, seed: Number(values.seed), countRequests: values['count-requests'], readInstance: values['read-instance'] }));
   }
 }
 if (only.has('s3client')) await add('The AWS SDK\'s CPU per S3 request (issue 42)', benchS3ClientCost({ rounds: Math.max(Number(values.rounds), 12), calls: 200 }));
