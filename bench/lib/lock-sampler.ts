@@ -10,14 +10,22 @@ import { percentile } from './stats.js';
  * interval, so its resolution is the sampling interval (reported beside the figures). The lock
  * is one for the whole database: `applicationName` counts only the holders whose connections
  * carry it (the bench's own instances), not another deployment's or test's on the same server.
+ *
+ * It samples in bursts (BURST_MS of sampling, then PAUSE_MS of rest): sampling without pause
+ * cost its PostgreSQL backend 8.4 ms of CPU a file, 16 % of a quiet campaign's two cores
+ * (docs/performance.md, "Searches beside a campaign"), which the campaign then lacked. A hold
+ * (~1 ms) is measured within one burst; `busy` is the share of samples, unbiased by the rests.
  */
+const BURST_MS = 250;
+const PAUSE_MS = 750;
+
 export class LockSampler {
   private readonly holds = new Map<string, { first: number; last: number }>();
   private samples = 0;
   private busySamples = 0;
   private running = true;
   private done: Promise<void> = Promise.resolve();
-  private started = 0;
+  private sampling = 0;
 
   constructor(
     private readonly databaseUrl: string,
@@ -25,7 +33,6 @@ export class LockSampler {
   ) {}
 
   start(): void {
-    this.started = performance.now();
     this.done = (async () => {
       const client = new pg.Client({ connectionString: this.databaseUrl });
       await client.connect();
@@ -33,17 +40,24 @@ export class LockSampler {
         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND ((l.classid::bigint << 32) | l.objid::bigint) = $1
           AND a.application_name = $2`;
       try {
-        while (this.running) {
-          const { rows } = await client.query<{ pid: number; xact: string }>(sql, [CHANGE_LOG_LOCK, this.applicationName]);
-          const now = performance.now();
-          this.samples++;
-          if (rows.length > 0) this.busySamples++;
-          for (const { pid, xact } of rows) {
-            const key = `${pid} ${xact}`;
-            const hold = this.holds.get(key);
-            if (hold) hold.last = now;
-            else this.holds.set(key, { first: now, last: now });
+        for (let burst = 0; this.running; burst++) {
+          const begun = performance.now();
+          let now = begun;
+          while (this.running && now - begun < BURST_MS) {
+            const { rows } = await client.query<{ pid: number; xact: string }>(sql, [CHANGE_LOG_LOCK, this.applicationName]);
+            now = performance.now();
+            this.samples++;
+            if (rows.length > 0) this.busySamples++;
+            for (const { pid, xact } of rows) {
+              // Keyed by burst too: a hold seen on both sides of a rest is two, not one spanning it.
+              const key = `${burst} ${pid} ${xact}`;
+              const hold = this.holds.get(key);
+              if (hold) hold.last = now;
+              else this.holds.set(key, { first: now, last: now });
+            }
           }
+          this.sampling += now - begun;
+          if (this.running) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
         }
       } finally {
         await client.end();
@@ -59,7 +73,7 @@ export class LockSampler {
   async stop(): Promise<{ holders: number; intervalMs: number; p50Ms: number; p99Ms: number; meanMs: number; busy: number }> {
     this.running = false;
     await this.done;
-    const intervalMs = (performance.now() - this.started) / Math.max(1, this.samples);
+    const intervalMs = this.sampling / Math.max(1, this.samples);
     const durations = [...this.holds.values()].map((h) => h.last - h.first + intervalMs).sort((a, b) => a - b);
     const meanMs = durations.reduce((a, b) => a + b, 0) / Math.max(1, durations.length);
     return { holders: durations.length, intervalMs, p50Ms: percentile(durations, 50), p99Ms: percentile(durations, 99), meanMs, busy: this.busySamples / Math.max(1, this.samples) };
