@@ -53,7 +53,8 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const download = requestOf(3);
     expect(download.name).toBe('GET /download/*');
     expect(statusOf(download)).toBe(302);
-    expect(childrenOf(download)).toEqual(expect.arrayContaining(['catalog.get', 'store.presignGet']));
+    // The record's deciding fields only (servable.ts, SERVING_FIELDS): catalog.getFields, not catalog.get.
+    expect(childrenOf(download)).toEqual(expect.arrayContaining(['catalog.getFields', 'store.presignGet']));
     const get = requestOf(4);
     expect(childrenOf(get)).toEqual(expect.arrayContaining([expect.stringMatching(/^store\./)]));
     expect(childrenOf(uploadAddress)).toEqual(expect.arrayContaining(['store.presignPut']));
