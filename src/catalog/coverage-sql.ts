@@ -28,6 +28,8 @@ export function fromDayRows(filter: QueryFilter): boolean {
     // coverage_days counts every file: a reader without a key, or released=, groups the files (visibility-sql.ts).
     filter.audience === undefined &&
     filter.released === undefined &&
+    // A release's manifest is a set of files the day rows know nothing of (release_files).
+    filter.release === undefined &&
     (filter.version === undefined || filter.version === '*' || filter.version === 'latest') &&
     !(filter.overlap && dates)
   );

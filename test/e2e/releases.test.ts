@@ -149,6 +149,9 @@ describe('numbered releases over HTTP', () => {
     expect(await pathsOf(await get('/query?release=1'))).toEqual([A2, B]);
     expect(await pathsOf(await get('/query?release=1', reader))).toEqual([A2, B]);
     expect(await pathsOf(await get('/query?release=1&status=archived'))).toEqual([A2]);
+    // Counted as answered, by a key holder too, whose counts may come from day rows (coverage-sql.ts, fromDayRows).
+    expect((await get('/query?release=1&status=archived&limit=10', reader)).headers.get('x-total-count')).toBe('1');
+    expect((await get('/query?release=1&status=archived&descriptor=sci&limit=10', reader)).headers.get('x-total-count')).toBe(String((await pathsOf(await get('/query?release=1&status=archived&descriptor=sci', reader))).length));
     expect((await get('/query?release=x')).status).toBe(400);
     // A withdrawn file stays in the manifest; its Metalink names it in a comment.
     expect(await (await get('/releases/1?format=metalink')).text()).toContain(`<!-- not served, SDC_FILE_WITHDRAWN: ${B} -->`);
